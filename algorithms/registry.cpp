@@ -1,0 +1,53 @@
+#include "algorithms/registry.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "algorithms/ring_allreduce.hpp"
+
+namespace collsim::algo {
+
+void AlgorithmRegistry::add(AlgorithmInfo info) {
+  for (const auto& e : entries_)
+    if (e.name == info.name && e.collective == info.collective)
+      throw std::logic_error(fmt::format("algorithm {} for {} registered twice", info.name,
+                                         sched::collective_name(info.collective)));
+  entries_.push_back(info);
+}
+
+std::vector<std::string_view> AlgorithmRegistry::names() const {
+  std::vector<std::string_view> out;
+  for (const auto& e : entries_)
+    if (std::find(out.begin(), out.end(), e.name) == out.end()) out.push_back(e.name);
+  return out;
+}
+
+const AlgorithmInfo& AlgorithmRegistry::find(sched::Collective collective, std::string_view name) const {
+  std::vector<std::string_view> supported_by_name;
+  std::vector<std::string_view> for_collective;
+  for (const auto& e : entries_) {
+    if (e.name == name && e.collective == collective) return e;
+    if (e.name == name) supported_by_name.push_back(sched::collective_name(e.collective));
+    if (e.collective == collective) for_collective.push_back(e.name);
+  }
+  if (supported_by_name.empty())
+    throw AlgorithmError(fmt::format("unknown algorithm \"{}\", expected one of: {}", name, fmt::join(names(), ", ")));
+  throw AlgorithmError(fmt::format(
+      "{} with algorithm {} is not supported yet; {} supports: {}; algorithms for {}: {}",
+      sched::collective_name(collective), name, name, fmt::join(supported_by_name, ", "),
+      sched::collective_name(collective), for_collective.empty() ? std::string("none yet") : fmt::format("{}", fmt::join(for_collective, ", "))));
+}
+
+void register_builtin_algorithms(AlgorithmRegistry& registry) {
+  registry.add({"ring", sched::Collective::AllReduce,
+                "ring reduce-scatter then ring all-gather, 2(N-1) steps (Patarasuk & Yuan 2009)", &build_ring_allreduce});
+}
+
+AlgorithmRegistry builtin_registry() {
+  AlgorithmRegistry r;
+  register_builtin_algorithms(r);
+  return r;
+}
+
+}  // namespace collsim::algo

@@ -1,0 +1,61 @@
+// The table of collective algorithms: a name, the collective, a description, and a builder.
+//
+// Registration is one explicit line per algorithm in register_builtin_algorithms() (registry.cpp),
+// not static initialisers, which a linker may drop from a static library (STYLE.md pattern 8).
+// Builders are pure: a request in, a schedule out; no topology, no time, no I/O.
+#pragma once
+
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/schedule/schedule.hpp"
+
+namespace collsim::algo {
+
+/// What to build: the collective, the number of ranks (>= 1) and S in bytes.
+struct Request {
+  sched::Collective collective = sched::Collective::AllReduce;
+  sched::Rank nranks = 1;
+  Bytes size = 0;
+};
+
+struct AlgorithmInfo {
+  std::string_view name;  ///< command-line name, e.g. "ring"
+  sched::Collective collective;
+  std::string_view description;  ///< one line, with the source of the algorithm
+  sched::Schedule (*build)(const Request&);
+};
+
+/// Thrown for an unknown algorithm or an unsupported (algorithm, collective) pair; the message
+/// lists what would work.
+class AlgorithmError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class AlgorithmRegistry {
+ public:
+  /// Adds an entry; throws std::logic_error for a duplicate (name, collective).
+  void add(AlgorithmInfo info);
+  /// The entry for (collective, name). Throws AlgorithmError: for an unknown name, listing every
+  /// algorithm; for a known one that lacks the collective, listing what it supports and which
+  /// algorithms support the collective.
+  [[nodiscard]] const AlgorithmInfo& find(sched::Collective collective, std::string_view name) const;
+  [[nodiscard]] std::span<const AlgorithmInfo> all() const noexcept { return entries_; }
+  /// Distinct algorithm names, in registration order.
+  [[nodiscard]] std::vector<std::string_view> names() const;
+
+ private:
+  std::vector<AlgorithmInfo> entries_;
+};
+
+/// Registers every algorithm that ships with collsim.
+void register_builtin_algorithms(AlgorithmRegistry& registry);
+
+/// A registry with every built-in algorithm.
+AlgorithmRegistry builtin_registry();
+
+}  // namespace collsim::algo

@@ -1,0 +1,24 @@
+#include "algorithms/ring_allreduce.hpp"
+
+#include "sim/schedule/builder.hpp"
+
+namespace collsim::algo {
+
+sched::Schedule build_ring_allreduce(const Request& request) {
+  const sched::Rank n = request.nranks;
+  sched::ScheduleBuilder b(sched::Collective::AllReduce, n, request.size, sched::split_even(request.size, n));
+  const auto chunk = [n](std::int64_t c) { return static_cast<sched::ChunkId>(((c % n) + n) % n); };
+  for (std::uint32_t s = 1; s < n; ++s)
+    for (sched::Rank r = 0; r < n; ++r)
+      b.send(r, (r + 1) % n, chunk(std::int64_t{r} - s), sched::Combine::Reduce, s);
+  for (std::uint32_t s = 1; s < n; ++s)
+    for (sched::Rank r = 0; r < n; ++r)
+      b.send(r, (r + 1) % n, chunk(std::int64_t{r} - s + 1), sched::Combine::Copy, n - 1 + s);
+  if (n > 1) {
+    b.add_phase("reduce-scatter", 1, n - 1);
+    b.add_phase("all-gather", n, 2 * (n - 1));
+  }
+  return std::move(b).build("ring");
+}
+
+}  // namespace collsim::algo

@@ -1,0 +1,132 @@
+#include "reports/simulate_report.hpp"
+
+#include <numeric>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace collsim::reports {
+namespace {
+
+double utilization(const topo::Link& link, Bytes bytes, Time makespan) {
+  if (makespan <= Time{0}) return 0;
+  return static_cast<double>(bytes) * 8e12 / (static_cast<double>(link.bandwidth.bits_per_s) * static_cast<double>(makespan.count()));
+}
+
+std::string bottleneck_label(const SimulationView& v) {
+  return v.summary.bottleneck_link ? v.topology.link_label(*v.summary.bottleneck_link) : std::string();
+}
+
+// Quotes a CSV field when it needs it (RFC 4180).
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+std::string opt_number(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); }
+
+}  // namespace
+
+std::string render_json(const SimulationView& v) {
+  const sim::Summary& s = v.summary;
+  nlohmann::ordered_json j;
+  j["collective"] = sched::collective_name(s.collective);
+  j["algorithm"] = s.algorithm;
+  j["topology"] = s.topology;
+  j["network"] = s.network;
+  j["ranks"] = s.ranks;
+  j["size_bytes"] = s.size;
+  j["steps"] = s.steps;
+  // ps / 1e6 is correctly rounded and printed shortest-round-trip, so it reads back exactly.
+  j["time_us"] = to_us(s.time);
+  j["time_ps"] = s.time.count();
+  j["algbw_GBps"] = s.algbw_GBps ? nlohmann::ordered_json(*s.algbw_GBps) : nlohmann::ordered_json(nullptr);
+  j["busbw_GBps"] = s.busbw_GBps ? nlohmann::ordered_json(*s.busbw_GBps) : nlohmann::ordered_json(nullptr);
+  j["bytes_sent_per_rank_max"] = s.bytes_sent_per_rank_max;
+  j["traffic_factor"] = s.traffic_factor;
+  j["lower_bound_us"] = to_us(s.lower_bound);
+  j["injection_bandwidth_GBps"] = to_GBps(s.injection_bandwidth);
+  j["bottleneck_link"] = s.bottleneck_link ? nlohmann::ordered_json(bottleneck_label(v)) : nlohmann::ordered_json(nullptr);
+  j["events"] = s.events;
+  auto& ranks = j["per_rank"] = nlohmann::ordered_json::array();
+  for (sched::Rank r = 0; r < v.result.ranks.size(); ++r) {
+    ranks.push_back({{"rank", r},
+                     {"gpu", v.topology.node(v.rank_to_gpu[r]).id},
+                     {"bytes_sent", v.result.ranks[r].sent},
+                     {"bytes_received", v.result.ranks[r].received}});
+  }
+  auto& links = j["links"] = nlohmann::ordered_json::array();
+  for (topo::LinkId l = 0; l < v.result.links.size(); ++l) {
+    const auto& t = v.result.links[l];
+    if (t.bytes == 0) continue;
+    const topo::Link& link = v.topology.link(l);
+    links.push_back({{"from", v.topology.node(link.from).id},
+                     {"to", v.topology.node(link.to).id},
+                     {"type", topo::link_type_name(link.type)},
+                     {"bandwidth_GBps", to_GBps(link.bandwidth)},
+                     {"bytes", t.bytes},
+                     {"busy_us", to_us(t.busy)},
+                     {"utilization", utilization(link, t.bytes, s.time)}});
+  }
+  return j.dump(2) + "\n";
+}
+
+std::string render_csv(const SimulationView& v) {
+  const sim::Summary& s = v.summary;
+  std::string out =
+      "topology,network,collective,algorithm,ranks,size_bytes,steps,time_us,algbw_GBps,busbw_GBps,"
+      "bytes_sent_per_rank_max,traffic_factor,lower_bound_us,bottleneck_link,events\n";
+  out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(s.topology), s.network,
+                     sched::collective_name(s.collective), csv_field(s.algorithm), s.ranks, s.size, s.steps,
+                     format_time_us_exact(s.time), opt_number(s.algbw_GBps), opt_number(s.busbw_GBps),
+                     s.bytes_sent_per_rank_max, s.traffic_factor, format_time_us_exact(s.lower_bound),
+                     csv_field(bottleneck_label(v)), s.events);
+  return out;
+}
+
+std::string render_table(const SimulationView& v) {
+  const sim::Summary& s = v.summary;
+  sched::Ratio f = sched::bandwidth_factor(s.collective, s.ranks);
+  if (const auto g = std::gcd(f.num, f.den); g > 1) f = {f.num / g, f.den / g};
+  std::string out = fmt::format("{} {} of {} ({} B) on {} ranks of {} (network model: {})\n\n", s.algorithm,
+                                sched::collective_name(s.collective), format_size(s.size), s.size, s.ranks, s.topology,
+                                s.network);
+  const auto row = [&out](std::string_view k, const std::string& val) { out += fmt::format("  {:<22}{}\n", k, val); };
+  row("time", format_time(s.time));
+  row("lower bound", fmt::format("{}  ({}/{} x S / {} per GPU)", format_time(s.lower_bound), f.num, f.den,
+                                 format_bandwidth(s.injection_bandwidth)));
+  row("steps", fmt::format("{}", s.steps));
+  row("algbw", s.algbw_GBps ? fmt::format("{:.2f} GB/s", *s.algbw_GBps) : "- (time is 0)");
+  row("busbw", s.busbw_GBps ? fmt::format("{:.2f} GB/s  (algbw x {}/{})", *s.busbw_GBps, f.num, f.den) : "-");
+  row("sent per rank (max)", fmt::format("{} B = {:.6g} x S", s.bytes_sent_per_rank_max, s.traffic_factor));
+  if (s.bottleneck_link) {
+    const auto& l = v.topology.link(*s.bottleneck_link);
+    row("bottleneck link", fmt::format("{} ({}, {}): {} B", v.topology.link_label(*s.bottleneck_link),
+                                       topo::link_type_name(l.type), format_bandwidth(l.bandwidth),
+                                       v.result.links[*s.bottleneck_link].bytes));
+  } else {
+    row("bottleneck link", "- (no data moved)");
+  }
+  row("events", fmt::format("{}", s.events));
+
+  out += fmt::format("\n  {:>5}  {:<12} {:>16} {:>16}\n", "rank", "gpu", "bytes sent", "bytes received");
+  for (sched::Rank r = 0; r < v.result.ranks.size(); ++r)
+    out += fmt::format("  {:>5}  {:<12} {:>16} {:>16}\n", r, v.topology.node(v.rank_to_gpu[r]).id,
+                       v.result.ranks[r].sent, v.result.ranks[r].received);
+
+  out += fmt::format("\n  {:<28} {:<10} {:>12} {:>16} {:>14} {:>6}\n", "link", "type", "bandwidth", "bytes", "busy",
+                     "util");
+  for (topo::LinkId l = 0; l < v.result.links.size(); ++l) {
+    const auto& t = v.result.links[l];
+    if (t.bytes == 0) continue;
+    const topo::Link& link = v.topology.link(l);
+    out += fmt::format("  {:<28} {:<10} {:>12} {:>16} {:>14} {:>5.1f}%\n", v.topology.link_label(l),
+                       topo::link_type_name(link.type), format_bandwidth(link.bandwidth), t.bytes, format_time(t.busy),
+                       100.0 * utilization(link, t.bytes, s.time));
+  }
+  return out;
+}
+
+}  // namespace collsim::reports

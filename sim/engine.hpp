@@ -1,0 +1,52 @@
+// The engine: runs a schedule on a topology through a network model, by discrete events.
+//
+// An op becomes ready when all its dependencies have finished; it then becomes one transfer along
+// the route from its sender's GPU to its receiver's GPU. The engine knows neither which algorithm
+// made the schedule nor how the network shares its links.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "sim/network/network_model.hpp"
+#include "sim/schedule/schedule.hpp"
+#include "topologies/topology.hpp"
+
+namespace collsim::sim {
+
+/// Traffic of one rank, in bytes of chunk data.
+struct RankTraffic {
+  Bytes sent = 0;
+  Bytes received = 0;
+};
+
+/// Traffic of one directed link.
+struct LinkTraffic {
+  Bytes bytes = 0;  ///< chunk bytes that crossed it
+  Time busy{0};     ///< time it carried data, as the network model counts it
+};
+
+/// When an op ran: `ready` is when its dependencies were done and it was handed to the network,
+/// `finish` when its data had arrived.
+struct OpTiming {
+  Time ready{0};
+  Time finish{0};
+};
+
+/// What a run produced. Vectors are indexed by rank, directed link id and op id.
+struct Result {
+  Time makespan{0};          ///< finish time of the last op (0 for a schedule without ops)
+  std::uint64_t events = 0;  ///< events processed by the queue
+  std::vector<RankTraffic> ranks;
+  std::vector<LinkTraffic> links;
+  std::vector<OpTiming> ops;
+};
+
+/// Simulates `schedule` with rank r on GPU node rank_to_gpu[r], using `network` (made for
+/// `topology`). Preconditions: rank_to_gpu.size() == schedule.nranks and the nodes are distinct
+/// GPUs of `topology` (throws std::invalid_argument otherwise). Deterministic.
+Result run(const sched::Schedule& schedule, const topo::Topology& topology, std::span<const topo::NodeId> rank_to_gpu,
+           net::NetworkModel& network);
+
+}  // namespace collsim::sim

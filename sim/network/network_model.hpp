@@ -1,0 +1,57 @@
+// The narrow interface between the engine and a network model (STYLE.md pattern 10).
+//
+// The engine hands the model transfers ("move n bytes along this route, starting now"); the model
+// decides when each finishes. Completions are always events: a model schedules a wake-up for
+// itself and reports the finished transfers when the engine delivers it, never from inside start(),
+// so no model ever calls back into the code that called it (STYLE.md pattern 5).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/units/units.hpp"
+#include "topologies/routes.hpp"
+#include "topologies/topology.hpp"
+
+namespace collsim::net {
+
+/// Identifies a transfer; the engine uses the op id.
+using TransferId = std::uint32_t;
+
+/// The engine's event queue as a model sees it: it may only schedule wake-ups for itself.
+class WakeQueue {
+ public:
+  /// Deliver `token` back to the model at absolute time `t` (>= now).
+  virtual void wake_at(Time t, std::uint64_t token) = 0;
+
+ protected:
+  ~WakeQueue() = default;
+};
+
+class NetworkModel {
+ public:
+  virtual ~NetworkModel() = default;
+  /// The name used by --network.
+  [[nodiscard]] virtual std::string_view name() const noexcept = 0;
+  /// At time `now`, transfer `id` wants to move `bytes` along `route`. `route` must outlive the
+  /// transfer (RouteCache entries do).
+  virtual void start(Time now, TransferId id, const topo::Route& route, Bytes bytes, WakeQueue& queue) = 0;
+  /// A wake-up scheduled with queue.wake_at(now, token) has come; appends every transfer that
+  /// finished at `now` to `finished`.
+  virtual void wake(Time now, std::uint64_t token, WakeQueue& queue, std::vector<TransferId>& finished) = 0;
+  /// Total time directed link `id` spent carrying data (its latency included), so far.
+  [[nodiscard]] virtual Time busy_time(topo::LinkId id) const = 0;
+};
+
+/// The models --network accepts, in the order to list them.
+std::span<const std::string_view> network_model_names() noexcept;
+
+/// Makes the model named `name` for `topology` (which must outlive it). Throws
+/// std::invalid_argument naming the valid models for any other name.
+std::unique_ptr<NetworkModel> make_network_model(std::string_view name, const topo::Topology& topology);
+
+}  // namespace collsim::net

@@ -1,0 +1,93 @@
+#include "sim/schedule/builder.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace collsim::sched {
+
+std::vector<Chunk> split_even(Bytes total, std::uint32_t parts) {
+  if (parts == 0) throw std::invalid_argument("split_even: parts must be at least 1");
+  std::vector<Chunk> chunks(parts);
+  const Bytes base = total / parts;
+  const Bytes extra = total % parts;
+  Bytes offset = 0;
+  for (std::uint32_t i = 0; i < parts; ++i) {
+    const Bytes size = base + (i < extra ? 1 : 0);
+    chunks[i] = Chunk{offset, size};
+    offset += size;
+  }
+  return chunks;
+}
+
+ScheduleBuilder::ScheduleBuilder(Collective collective, Rank nranks, Bytes size, std::vector<Chunk> chunks) {
+  if (nranks == 0) throw std::invalid_argument("ScheduleBuilder: a schedule needs at least one rank");
+  const std::uint64_t slots = std::uint64_t{nranks} * chunks.size();
+  if (slots > kMaxSlots)
+    throw std::length_error(fmt::format("a schedule of {} ranks x {} chunks has {} buffer slots; this version "
+                                        "materialises schedules and stops at {} (4096 ranks for ring all-reduce)",
+                                        nranks, chunks.size(), slots, kMaxSlots));
+  schedule_.collective = collective;
+  schedule_.nranks = nranks;
+  schedule_.size = size;
+  schedule_.chunks = std::move(chunks);
+  schedule_.dep_offsets.push_back(0);
+  slots_.resize(static_cast<std::size_t>(nranks) * schedule_.chunks.size());
+}
+
+OpId ScheduleBuilder::send(Rank src, ChunkId src_chunk, Rank dst, ChunkId dst_chunk, Combine combine,
+                           std::uint32_t step, std::uint16_t channel) {
+  if (schedule_.ops.size() >= std::numeric_limits<OpId>::max())
+    throw std::length_error("a schedule holds at most 2^32-1 ops");
+  const auto id = static_cast<OpId>(schedule_.ops.size());
+  const auto nchunks = schedule_.chunks.size();
+  if (src >= schedule_.nranks || dst >= schedule_.nranks)
+    throw std::invalid_argument(fmt::format("op {}: rank {} -> {} is out of range (ranks 0..{})", id, src, dst,
+                                            schedule_.nranks - 1));
+  if (src == dst) throw std::invalid_argument(fmt::format("op {}: sends from rank {} to itself", id, src));
+  if (src_chunk >= nchunks || dst_chunk >= nchunks)
+    throw std::invalid_argument(fmt::format("op {}: chunk {} -> {} is out of range (chunks 0..{})", id, src_chunk,
+                                            dst_chunk, nchunks == 0 ? 0 : nchunks - 1));
+  if (schedule_.chunks[src_chunk].size != schedule_.chunks[dst_chunk].size)
+    throw std::invalid_argument(fmt::format("op {}: chunk {} ({} bytes) does not fit chunk {} ({} bytes)", id,
+                                            src_chunk, schedule_.chunks[src_chunk].size, dst_chunk,
+                                            schedule_.chunks[dst_chunk].size));
+  if (step == 0) throw std::invalid_argument(fmt::format("op {}: steps are 1-based, found step 0", id));
+
+  Slot& from = slot(src, src_chunk);
+  Slot& to = slot(dst, dst_chunk);
+  scratch_.clear();
+  if (from.last_writer != kNone) scratch_.push_back(from.last_writer);
+  if (to.last_writer != kNone) scratch_.push_back(to.last_writer);
+  scratch_.insert(scratch_.end(), to.readers.begin(), to.readers.end());
+  std::sort(scratch_.begin(), scratch_.end());
+  scratch_.erase(std::unique(scratch_.begin(), scratch_.end()), scratch_.end());
+
+  from.readers.push_back(id);
+  to.last_writer = id;
+  to.readers.clear();
+
+  schedule_.ops.push_back(Op{src, dst, src_chunk, dst_chunk, combine, step, channel});
+  schedule_.deps.insert(schedule_.deps.end(), scratch_.begin(), scratch_.end());
+  schedule_.dep_offsets.push_back(static_cast<std::uint32_t>(schedule_.deps.size()));
+  schedule_.steps = std::max(schedule_.steps, step);
+  return id;
+}
+
+void ScheduleBuilder::add_phase(std::string name, std::uint32_t first_step, std::uint32_t last_step) {
+  if (first_step == 0 || last_step < first_step)
+    throw std::invalid_argument(fmt::format("phase {}: bad step range {}..{}", name, first_step, last_step));
+  for (const auto& p : schedule_.phases)
+    if (first_step <= p.last_step && p.first_step <= last_step)
+      throw std::invalid_argument(fmt::format("phase {} overlaps phase {}", name, p.name));
+  schedule_.phases.push_back(Phase{std::move(name), first_step, last_step});
+}
+
+Schedule ScheduleBuilder::build(std::string algorithm) && {
+  schedule_.algorithm = std::move(algorithm);
+  slots_.clear();
+  return std::move(schedule_);
+}
+
+}  // namespace collsim::sched

@@ -1,0 +1,58 @@
+// Building a schedule op by op, with dependencies inferred from data flow (msccl-tools style).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "sim/schedule/schedule.hpp"
+
+namespace collsim::sched {
+
+/// Collects ops in program order and derives each op's dependencies from the (rank, chunk) slots
+/// it touches: it waits for the last op that wrote the chunk it sends (read after write), and for
+/// the last writer and every reader since of the chunk it writes (write after write, write after
+/// read). So an op that sends chunk c from rank r waits for every earlier op that delivered c to r.
+/// Errors (rank or chunk out of range, src == dst, chunk sizes that differ, step 0) throw
+/// std::invalid_argument with the op's index in the message.
+class ScheduleBuilder {
+ public:
+  /// Largest nranks × chunks this version materialises (about 1 GB of bookkeeping; N = 4096 for
+  /// ring all-reduce).
+  static constexpr std::uint64_t kMaxSlots = std::uint64_t{1} << 24;
+
+  /// `chunks` is the cut of every rank's buffer; usually split_even(size, nranks).
+  /// Throws std::length_error when nranks × chunks exceeds kMaxSlots.
+  ScheduleBuilder(Collective collective, Rank nranks, Bytes size, std::vector<Chunk> chunks);
+
+  /// Appends "rank src sends its chunk src_chunk to rank dst, which copies or reduces it into
+  /// its chunk dst_chunk" at logical step `step` (>= 1). Returns the new op's id.
+  OpId send(Rank src, ChunkId src_chunk, Rank dst, ChunkId dst_chunk, Combine combine, std::uint32_t step,
+            std::uint16_t channel = 0);
+
+  /// The common case: the same chunk index on both sides.
+  OpId send(Rank src, Rank dst, ChunkId chunk, Combine combine, std::uint32_t step) {
+    return send(src, chunk, dst, chunk, combine, step);
+  }
+
+  /// Names the steps first..last (for explain and reports). Ranges must not overlap.
+  void add_phase(std::string name, std::uint32_t first_step, std::uint32_t last_step);
+
+  /// Finishes the schedule under the algorithm name `algorithm`.
+  [[nodiscard]] Schedule build(std::string algorithm) &&;
+
+ private:
+  static constexpr OpId kNone = std::numeric_limits<OpId>::max();
+  struct Slot {
+    OpId last_writer = kNone;
+    std::vector<OpId> readers;  // readers since the last write
+  };
+  Slot& slot(Rank r, ChunkId c) { return slots_[static_cast<std::size_t>(r) * schedule_.chunks.size() + c]; }
+
+  Schedule schedule_;
+  std::vector<Slot> slots_;
+  std::vector<OpId> scratch_;
+};
+
+}  // namespace collsim::sched

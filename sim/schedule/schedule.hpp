@@ -1,0 +1,90 @@
+// The schedule IR: what a collective algorithm does, as data, independent of topology and time.
+//
+// Every rank holds a buffer cut into chunks (byte ranges, the same cut on every rank). An op moves
+// one chunk from one rank to another and either reduces it into the receiver's chunk or overwrites
+// it. Ops carry their logical step (so step counts are exact), a channel hint, and dependencies
+// that come from data flow (see builder.hpp). The same schedule can be simulated on any topology,
+// replayed on buffers, and explained step by step (DESIGN.md, "The schedule IR").
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/schedule/collective.hpp"
+#include "sim/units/units.hpp"
+
+namespace collsim::sched {
+
+/// A logical rank, 0 .. nranks-1.
+using Rank = std::uint32_t;
+/// Index of an op in Schedule::ops.
+using OpId = std::uint32_t;
+/// Index of a chunk in Schedule::chunks.
+using ChunkId = std::uint32_t;
+
+/// A byte range of every rank's buffer: [offset, offset + size).
+struct Chunk {
+  Bytes offset = 0;
+  Bytes size = 0;
+  friend bool operator==(const Chunk&, const Chunk&) = default;
+};
+
+/// What the receiver does with the data: overwrite its chunk, or add the data into it.
+enum class Combine : std::uint8_t { Copy, Reduce };
+
+/// One transfer of a chunk from rank `src` to rank `dst` (src != dst).
+/// `src_chunk` is read at the sender, `dst_chunk` written at the receiver; both have the same size.
+struct Op {
+  Rank src = 0;
+  Rank dst = 0;
+  ChunkId src_chunk = 0;
+  ChunkId dst_chunk = 0;
+  Combine combine = Combine::Copy;
+  std::uint32_t step = 1;     ///< logical step, 1-based
+  std::uint16_t channel = 0;  ///< parallel ring/tree this op belongs to (NCCL's channel)
+};
+
+/// A named range of steps, for people: "reduce-scatter" is steps 1..N-1 of ring all-reduce.
+struct Phase {
+  std::string name;
+  std::uint32_t first_step = 1;
+  std::uint32_t last_step = 1;
+};
+
+/// An immutable, validated schedule. Ops are in a topological order: every dependency of op i
+/// has an id below i. Built only through ScheduleBuilder.
+struct Schedule {
+  std::string algorithm;       ///< registry name of the algorithm that made it
+  Collective collective = Collective::AllReduce;
+  Rank nranks = 0;
+  Bytes size = 0;              ///< S, as nccl-tests defines it for the collective
+  std::uint32_t steps = 0;     ///< the largest op step (0 when there are no ops)
+  std::vector<Chunk> chunks;
+  std::vector<Phase> phases;   ///< optional names of step ranges, ascending
+  std::vector<Op> ops;
+  std::vector<std::uint32_t> dep_offsets;  ///< CSR: deps of op i are deps[dep_offsets[i] .. dep_offsets[i+1])
+  std::vector<OpId> deps;
+
+  /// The ops that must finish before op `id` starts, ascending.
+  [[nodiscard]] std::span<const OpId> deps_of(OpId id) const {
+    return std::span<const OpId>(deps).subspan(dep_offsets[id], dep_offsets[id + 1] - dep_offsets[id]);
+  }
+  /// The name of the phase that holds `step`, or "" when none does.
+  [[nodiscard]] std::string_view phase_of(std::uint32_t step) const {
+    for (const auto& p : phases)
+      if (step >= p.first_step && step <= p.last_step) return p.name;
+    return {};
+  }
+  /// Bytes moved by op `id`.
+  [[nodiscard]] Bytes op_bytes(OpId id) const { return chunks[ops[id].src_chunk].size; }
+};
+
+/// Cuts `total` bytes into `parts` contiguous chunks of whole bytes: the first total mod parts
+/// chunks have ceil(total/parts) bytes, the rest floor(total/parts) (so chunks may be empty when
+/// total < parts). Precondition: parts >= 1.
+std::vector<Chunk> split_even(Bytes total, std::uint32_t parts);
+
+}  // namespace collsim::sched

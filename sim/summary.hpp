@@ -1,0 +1,47 @@
+// The numbers a user asks about one simulated collective, derived from a run.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "sim/engine.hpp"
+
+namespace collsim::sim {
+
+struct Summary {
+  sched::Collective collective = sched::Collective::AllReduce;
+  std::string algorithm;
+  std::string topology;
+  std::string network;
+  sched::Rank ranks = 0;
+  Bytes size = 0;
+  std::uint32_t steps = 0;
+  Time time{0};
+  /// algbw = S / t and busbw = algbw · factor (nccl-tests doc/PERFORMANCE.md), in GB/s = 1e9 B/s;
+  /// empty when t = 0 (nothing had to move).
+  std::optional<double> algbw_GBps;
+  std::optional<double> busbw_GBps;
+  Bytes bytes_sent_per_rank_max = 0;
+  /// bytes_sent_per_rank_max / S (0 when S = 0): 2(N-1)/N for ring all-reduce.
+  double traffic_factor = 0;
+  /// factor · S / B, rounded down to the picosecond, where B is the smallest injection bandwidth
+  /// (sum of outgoing link bandwidths) among the GPUs in use and factor the collective's
+  /// bandwidth factor (2(N-1)/N for all-reduce; Patarasuk & Yuan 2009). No schedule can beat it.
+  Time lower_bound{0};
+  Bandwidth injection_bandwidth;
+  /// The link that needs the most time for its bytes alone (bytes / bandwidth); ties go to the
+  /// lowest link id. Empty when no link carried data.
+  std::optional<topo::LinkId> bottleneck_link;
+  std::uint64_t events = 0;
+};
+
+/// Derives the summary of `result`, the run of `schedule` on `topology` with ranks on `rank_to_gpu`.
+Summary summarize(const sched::Schedule& schedule, const topo::Topology& topology,
+                  std::span<const topo::NodeId> rank_to_gpu, const Result& result, std::string network_name);
+
+/// The lower bound of `summarize` on its own: floor(factor · S · 8e12 / B) ps.
+Time bandwidth_lower_bound(sched::Collective collective, sched::Rank ranks, Bytes size, Bandwidth injection);
+
+}  // namespace collsim::sim

@@ -1,0 +1,68 @@
+#include "tools/cli.hpp"
+
+#include <algorithm>
+#include <new>
+
+#include <fmt/format.h>
+
+#include "algorithms/registry.hpp"
+#include "tools/commands.hpp"
+#include "topologies/topology.hpp"
+
+namespace collsim::cli {
+namespace {
+
+int fail(std::ostream& err, int code, std::string_view msg) {
+  err << "collsim: error: " << msg << "\n";
+  return code;
+}
+
+}  // namespace
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CLI::App app{"collsim: predicts how long GPU collectives take on a cluster, and explains why", "collsim"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Help for every subcommand");
+  SimulateOptions simulate;
+  ExplainOptions explain;
+  TopoOptions topo;
+  CLI::App* simulate_cmd = add_simulate(app, simulate);
+  CLI::App* explain_cmd = add_explain(app, explain);
+  CLI::App* topo_cmd = add_topo(app, topo);
+
+  try {
+    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 reads a vector back to front
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e, out, err);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e, out, err);
+  } catch (const CLI::ParseError& e) {
+    std::string msg = e.what();
+    std::replace(msg.begin(), msg.end(), '\n', ' ');
+    return fail(err, kExitBadInput, msg + " (see collsim --help)");
+  }
+
+  try {
+    if (simulate_cmd->parsed()) return run_simulate(simulate, out, err);
+    if (explain_cmd->parsed()) return run_explain(explain, out);
+    if (topo_cmd->parsed()) return run_topo(topo, out, err);
+    return fail(err, kExitBadInput, "expected a subcommand: simulate, explain or topo");
+  } catch (const UsageError& e) {
+    return fail(err, kExitBadInput, e.what());
+  } catch (const UnitError& e) {
+    return fail(err, kExitBadInput, e.what());
+  } catch (const topo::TopologyError& e) {
+    return fail(err, kExitBadInput, e.what());
+  } catch (const algo::AlgorithmError& e) {
+    return fail(err, kExitBadInput, e.what());
+  } catch (const std::length_error& e) {
+    return fail(err, kExitBadInput, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(err, kExitBadInput, "out of memory: the schedule is too large for this machine; use fewer ranks");
+  } catch (const std::exception& e) {
+    return fail(err, kExitInternal, fmt::format("internal error (a bug in collsim, please report it): {}", e.what()));
+  }
+}
+
+}  // namespace collsim::cli

@@ -1,0 +1,27 @@
+// The collsim command line: subcommands simulate, explain and topo (CLI11).
+#pragma once
+
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace collsim::cli {
+
+/// Exit codes: 0 success; 1 a check failed; 2 bad input (flags, files, topologies): one error line
+/// on stderr; 70 an internal error (a bug in collsim).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitInternal = 70;
+
+/// Bad input on the command line; what() names the flag, what was found and what was expected.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Runs collsim with `args` (without the program name), writing results to `out` and
+/// diagnostics to `err`. Returns the exit code; never throws.
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+}  // namespace collsim::cli

@@ -1,0 +1,68 @@
+// collsim topo: list the bundled topologies, or summarise one (or report its errors).
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "tools/cli.hpp"
+#include "tools/commands.hpp"
+#include "topologies/bundled.hpp"
+#include "topologies/load_json.hpp"
+
+namespace collsim::cli {
+
+CLI::App* add_topo(CLI::App& app, TopoOptions& o) {
+  auto* cmd = app.add_subcommand("topo", "Summarise a topology (GPUs, switches, links by type, per-GPU injection "
+                                         "bandwidth) or report its errors; with no topology, list the bundled ones");
+  o.topology.add_to(*cmd);
+  return cmd;
+}
+
+int run_topo(const TopoOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.topology.empty()) {
+    out << "bundled topologies (use the name where a TOPOLOGY is asked for):\n";
+    for (const auto& b : topo::bundled_topologies()) {
+      const auto t = topo::parse_topology_json(b.text, fmt::format("bundled:{}", b.name), std::string(b.name));
+      // The first sentence is enough for a list; `collsim topo NAME` prints the whole description.
+      std::string_view d = t.description();
+      d = d.substr(0, std::min(d.find(". "), d.find(": ")));
+      out << fmt::format("  {:<16} {:>3} GPUs  {}\n", b.name, t.gpus().size(), d);
+    }
+    return kExitOk;
+  }
+  const topo::Topology t = o.topology.load(err);
+  out << fmt::format("{}: {}\n", t.name(), t.description().empty() ? "(no description)" : t.description());
+
+  std::map<topo::NodeType, std::size_t> by_type;
+  for (const auto& n : t.nodes()) ++by_type[n.type];
+  std::string nodes;
+  for (const auto& [type, count] : by_type)
+    nodes += fmt::format("{}{} {}", nodes.empty() ? "" : ", ", count, topo::node_type_name(type));
+  out << fmt::format("  nodes: {}\n", nodes);
+
+  // Each file link is two directed links (2i, 2i+1); group the file links by their properties.
+  std::map<std::tuple<topo::LinkType, std::uint64_t, std::int64_t, topo::Duplex>, std::size_t> groups;
+  for (std::size_t i = 0; i < t.links().size(); i += 2) {
+    const auto& l = t.links()[i];
+    ++groups[{l.type, l.bandwidth.bits_per_s, l.latency.count(), l.duplex}];
+  }
+  out << fmt::format("  links: {} (each carries its bandwidth in each direction)\n", t.links().size() / 2);
+  for (const auto& [key, count] : groups) {
+    const auto& [type, bits, lat, duplex] = key;
+    out << fmt::format("    {:>5} x {:<11} {:>12} per direction, latency {}, {} duplex\n", count,
+                       topo::link_type_name(type), format_bandwidth(Bandwidth{bits}), format_time(Time{lat}),
+                       duplex == topo::Duplex::Full ? "full" : "half");
+  }
+  Bandwidth lo{std::numeric_limits<std::uint64_t>::max()}, hi{0};
+  for (topo::NodeId g : t.gpus()) {
+    lo = std::min(lo, t.out_bandwidth(g));
+    hi = std::max(hi, t.out_bandwidth(g));
+  }
+  out << fmt::format("  GPUs: {} ({} .. {})\n", t.gpus().size(), t.node(t.gpus().front()).id,
+                     t.node(t.gpus().back()).id);
+  out << (lo == hi ? fmt::format("  injection bandwidth per GPU: {}\n", format_bandwidth(lo))
+                   : fmt::format("  injection bandwidth per GPU: {} .. {}\n", format_bandwidth(lo), format_bandwidth(hi)));
+  return kExitOk;
+}
+
+}  // namespace collsim::cli

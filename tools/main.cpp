@@ -1,0 +1,13 @@
+// The collsim program: see tools/cli.hpp.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "tools/cli.hpp"
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  const int code = collsim::cli::run(args, std::cout, std::cerr);
+  std::cout.flush();
+  return code;
+}

@@ -1,0 +1,38 @@
+// Command-line pieces shared by subcommands: topology selection and number parsing.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include <CLI/CLI.hpp>
+
+#include "topologies/topology.hpp"
+
+namespace collsim::cli {
+
+/// The bundled topology used when none is named.
+inline constexpr std::string_view kDefaultTopology = "dgx-a100";
+
+/// TOPOLOGY (a file or bundled name) or the generator flags --gpus/--fabric/--link-bandwidth/--link-latency.
+struct TopologyOptions {
+  std::string spec;
+  std::string gpus;
+  std::string fabric;
+  std::string link_bandwidth;
+  std::string link_latency;
+
+  /// Registers the positional TOPOLOGY and the generator flags on `cmd`.
+  void add_to(CLI::App& cmd);
+  /// True when neither TOPOLOGY nor a generator flag was given.
+  [[nodiscard]] bool empty() const;
+  /// Loads or generates the topology; with neither given, loads kDefaultTopology and says so on
+  /// `err`. Throws UsageError / TopologyError / UnitError.
+  [[nodiscard]] topo::Topology load(std::ostream& err) const;
+};
+
+/// Parses a whole number in [min, max] given to `flag`; throws UsageError naming the flag.
+std::uint32_t parse_count(std::string_view flag, std::string_view text, std::uint32_t min, std::uint32_t max);
+
+}  // namespace collsim::cli

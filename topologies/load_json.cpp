@@ -1,0 +1,218 @@
+#include "topologies/load_json.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "topologies/bundled.hpp"
+
+namespace collsim::topo {
+namespace {
+
+using nlohmann::json;
+
+// Formats a JSON value briefly for "found ..." in messages.
+std::string brief(const json& v) {
+  std::string s = v.dump();
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return s;
+}
+
+class Reader {
+ public:
+  explicit Reader(std::string_view where) : where_(where) {}
+
+  [[noreturn]] void fail(const std::string& path, const std::string& msg) const {
+    throw TopologyError(fmt::format("{}: {}: {}", where_, path.empty() ? "/" : path, msg));
+  }
+
+  void only_keys(const json& obj, const std::string& path, std::initializer_list<std::string_view> allowed) const {
+    for (const auto& [key, value] : obj.items()) {
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+        std::string list;
+        for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+        fail(path + "/" + key, fmt::format("unknown key \"{}\", expected one of: {}", key, list));
+      }
+    }
+  }
+
+  const json& member(const json& obj, const std::string& path, const char* key, const char* expected) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(path, fmt::format("missing key \"{}\" ({})", key, expected));
+    return *it;
+  }
+
+  std::string string_at(const json& v, const std::string& path, const char* expected) const {
+    if (!v.is_string() || v.get_ref<const std::string&>().empty())
+      fail(path, fmt::format("found {}, expected {}", brief(v), expected));
+    return v.get<std::string>();
+  }
+
+  Bandwidth bandwidth_at(const json& v, const std::string& path) const {
+    try {
+      if (v.is_string()) return parse_bandwidth(v.get_ref<const std::string&>());
+      if (v.is_number()) return bandwidth_from_bytes_per_s(v.get<double>());
+    } catch (const UnitError& e) {
+      fail(path, e.what());
+    }
+    fail(path, fmt::format("found {}, expected a positive bandwidth per direction: a string such as \"300GB/s\" or "
+                           "\"200Gb/s\", or a number of bytes per second",
+                           brief(v)));
+  }
+
+  Time latency_at(const json& v, const std::string& path) const {
+    try {
+      if (v.is_string()) return parse_latency(v.get_ref<const std::string&>());
+      if (v.is_number()) return latency_from_seconds(v.get<double>());
+    } catch (const UnitError& e) {
+      fail(path, e.what());
+    }
+    fail(path, fmt::format("found {}, expected a non-negative latency: a string such as \"700ns\" or a number of "
+                           "seconds",
+                           brief(v)));
+  }
+
+ private:
+  std::string where_;
+};
+
+// 1-based line and column of byte offset `pos` in `text`.
+std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size_t pos) {
+  pos = std::min(pos, text.size());
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i < pos; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return {line, col};
+}
+
+}  // namespace
+
+Topology parse_topology_json(std::string_view text, std::string_view where, std::string default_name) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    // nlohmann's byte is one past the offending character.
+    const auto [line, col] = line_column(text, e.byte == 0 ? 0 : e.byte - 1);
+    std::string detail = e.what();
+    if (auto p = detail.find("column"); p != std::string::npos) {
+      if (auto q = detail.find(": ", p); q != std::string::npos) detail = detail.substr(q + 2);
+    }
+    throw TopologyError(fmt::format("{}:{}:{}: invalid JSON: {}", where, line, col, detail));
+  }
+
+  Reader rd(where);
+  if (!doc.is_object()) rd.fail("", fmt::format("found {}, expected an object with \"nodes\" and \"links\"", brief(doc)));
+  rd.only_keys(doc, "", {"$schema", "name", "description", "nodes", "links"});
+  std::string name = std::move(default_name);
+  if (auto it = doc.find("name"); it != doc.end()) name = rd.string_at(*it, "/name", "a non-empty string");
+  std::string description;
+  if (auto it = doc.find("description"); it != doc.end())
+    description = rd.string_at(*it, "/description", "a non-empty string");
+
+  const json& jnodes = rd.member(doc, "", "nodes", "an array of {\"id\", \"type\"}");
+  if (!jnodes.is_array()) rd.fail("/nodes", fmt::format("found {}, expected an array of nodes", brief(jnodes)));
+  std::vector<Node> nodes;
+  std::map<std::string, NodeId, std::less<>> index;
+  for (std::size_t i = 0; i < jnodes.size(); ++i) {
+    const std::string path = fmt::format("/nodes/{}", i);
+    const json& jn = jnodes[i];
+    if (!jn.is_object()) rd.fail(path, fmt::format("found {}, expected an object {{\"id\", \"type\"}}", brief(jn)));
+    rd.only_keys(jn, path, {"id", "type", "model", "host"});
+    Node node;
+    node.id = rd.string_at(rd.member(jn, path, "id", "a unique string"), path + "/id", "a non-empty string");
+    const std::string type =
+        rd.string_at(rd.member(jn, path, "type", node_type_names().c_str()), path + "/type", "a node type");
+    const auto t = parse_node_type(type);
+    if (!t) rd.fail(path + "/type", fmt::format("found \"{}\", expected one of: {}", type, node_type_names()));
+    node.type = *t;
+    if (auto it = jn.find("model"); it != jn.end()) node.model = rd.string_at(*it, path + "/model", "a string");
+    if (auto it = jn.find("host"); it != jn.end()) node.host = rd.string_at(*it, path + "/host", "a string");
+    if (!index.emplace(node.id, static_cast<NodeId>(nodes.size())).second)
+      rd.fail(path + "/id", fmt::format("duplicate node id \"{}\", expected ids to be unique", node.id));
+    nodes.push_back(std::move(node));
+  }
+
+  const json& jlinks = rd.member(doc, "", "links", "an array of {\"from\", \"to\", \"type\", \"bandwidth\", \"latency\"}");
+  if (!jlinks.is_array()) rd.fail("/links", fmt::format("found {}, expected an array of links", brief(jlinks)));
+  std::vector<LinkSpec> links;
+  for (std::size_t i = 0; i < jlinks.size(); ++i) {
+    const std::string path = fmt::format("/links/{}", i);
+    const json& jl = jlinks[i];
+    if (!jl.is_object()) rd.fail(path, fmt::format("found {}, expected a link object", brief(jl)));
+    rd.only_keys(jl, path, {"from", "to", "type", "bandwidth", "latency", "duplex"});
+    LinkSpec spec;
+    for (const char* end : {"from", "to"}) {
+      const std::string id =
+          rd.string_at(rd.member(jl, path, end, "a node id"), path + "/" + end, "the id of a node in /nodes");
+      auto it = index.find(id);
+      if (it == index.end()) rd.fail(path + "/" + end, fmt::format("unknown node \"{}\", expected the id of a node in /nodes", id));
+      (std::string_view(end) == "from" ? spec.a : spec.b) = it->second;
+    }
+    const std::string type =
+        rd.string_at(rd.member(jl, path, "type", link_type_names().c_str()), path + "/type", "a link type");
+    const auto lt = parse_link_type(type);
+    if (!lt) rd.fail(path + "/type", fmt::format("found \"{}\", expected one of: {}", type, link_type_names()));
+    spec.type = *lt;
+    spec.bandwidth = rd.bandwidth_at(rd.member(jl, path, "bandwidth", "e.g. \"300GB/s\""), path + "/bandwidth");
+    spec.latency = rd.latency_at(rd.member(jl, path, "latency", "e.g. \"700ns\""), path + "/latency");
+    if (auto it = jl.find("duplex"); it != jl.end()) {
+      const json& d = *it;
+      if (d == "full") {
+        spec.duplex = Duplex::Full;
+      } else if (d == "half") {
+        spec.duplex = Duplex::Half;
+      } else {
+        rd.fail(path + "/duplex", fmt::format("found {}, expected \"full\" or \"half\"", brief(d)));
+      }
+    }
+    links.push_back(spec);
+  }
+  return Topology(std::move(name), std::move(description), std::move(nodes), std::move(links), where);
+}
+
+Topology load_topology_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw TopologyError(fmt::format("{}: cannot open the topology file", path.string()));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw TopologyError(fmt::format("{}: cannot read the topology file", path.string()));
+  return parse_topology_json(text.str(), path.string(), path.stem().string());
+}
+
+std::span<const std::string_view> bundled_topology_names() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> v;
+    for (const auto& b : bundled_topologies()) v.push_back(b.name);
+    return v;
+  }();
+  return names;
+}
+
+Topology load_topology(std::string_view spec) {
+  const std::filesystem::path path{std::string(spec)};
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec)) return load_topology_file(path);
+  std::string_view name = spec;
+  if (name.ends_with(".json")) name.remove_suffix(5);
+  for (const auto& b : bundled_topologies())
+    if (b.name == name) return parse_topology_json(b.text, fmt::format("bundled:{}", b.name), std::string(b.name));
+  std::string list;
+  for (auto n : bundled_topology_names()) list += (list.empty() ? "" : ", ") + std::string(n);
+  if (std::filesystem::exists(path, ec))
+    throw TopologyError(fmt::format("{}: not a regular file, expected a topology JSON file", spec));
+  throw TopologyError(fmt::format("topology \"{}\": no such file, and not a bundled topology (bundled: {})", spec, list));
+}
+
+}  // namespace collsim::topo

@@ -1,0 +1,184 @@
+#include "topologies/topology.hpp"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <set>
+#include <utility>
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/dijkstra_shortest_paths.hpp>
+#include <boost/property_map/function_property_map.hpp>
+#include <fmt/format.h>
+
+namespace collsim::topo {
+namespace {
+
+constexpr std::array<std::pair<NodeType, std::string_view>, 4> kNodeTypes{{
+    {NodeType::Gpu, "gpu"}, {NodeType::Switch, "switch"}, {NodeType::Cpu, "cpu"}, {NodeType::Nic, "nic"}}};
+constexpr std::array<std::pair<LinkType, std::string_view>, 9> kLinkTypes{{
+    {LinkType::NvLink, "nvlink"},
+    {LinkType::NvSwitch, "nvswitch"},
+    {LinkType::Pcie, "pcie"},
+    {LinkType::InfiniBand, "infiniband"},
+    {LinkType::Ethernet, "ethernet"},
+    {LinkType::RoCE, "roce"},
+    {LinkType::XGMI, "xgmi"},
+    {LinkType::UPI, "upi"},
+    {LinkType::Network, "network"},
+}};
+
+template <typename Table>
+std::string names_of(const Table& table) {
+  std::string out;
+  for (const auto& [value, name] : table) {
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
+// Route cost: fewest hops first, then least latency.
+using Cost = std::pair<std::uint64_t, std::int64_t>;
+
+}  // namespace
+
+std::string_view node_type_name(NodeType t) noexcept {
+  for (const auto& [value, name] : kNodeTypes)
+    if (value == t) return name;
+  return "?";
+}
+std::optional<NodeType> parse_node_type(std::string_view s) noexcept {
+  for (const auto& [value, name] : kNodeTypes)
+    if (name == s) return value;
+  return std::nullopt;
+}
+std::string_view link_type_name(LinkType t) noexcept {
+  for (const auto& [value, name] : kLinkTypes)
+    if (value == t) return name;
+  return "?";
+}
+std::optional<LinkType> parse_link_type(std::string_view s) noexcept {
+  for (const auto& [value, name] : kLinkTypes)
+    if (name == s) return value;
+  return std::nullopt;
+}
+std::string node_type_names() { return names_of(kNodeTypes); }
+std::string link_type_names() { return names_of(kLinkTypes); }
+
+// Directed graph whose edge property is the LinkId, so Boost's results map back to our links.
+struct Topology::Graph {
+  using G = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+                                  boost::property<boost::edge_index_t, LinkId>>;
+  explicit Graph(std::size_t vertices) : g(vertices) {}
+  G g;
+};
+
+Topology::Topology(std::string name, std::string description, std::vector<Node> nodes, std::vector<LinkSpec> links,
+                   std::string_view where)
+    : name_(std::move(name)), description_(std::move(description)), nodes_(std::move(nodes)) {
+  const auto n = static_cast<NodeId>(nodes_.size());
+  for (NodeId i = 0; i < n; ++i)
+    if (nodes_[i].type == NodeType::Gpu) gpus_.push_back(i);
+  if (gpus_.empty()) throw TopologyError(fmt::format("{}: /nodes: found no node of type \"gpu\", expected at least one", where));
+
+  graph_ = std::make_unique<Graph>(n);
+  std::set<std::pair<NodeId, NodeId>> seen;
+  links_.reserve(links.size() * 2);
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    const LinkSpec& s = links[i];
+    if (s.a >= n || s.b >= n) throw TopologyError(fmt::format("{}: /links/{}: node index out of range", where, i));
+    if (s.a == s.b)
+      throw TopologyError(fmt::format("{}: /links/{}: links node \"{}\" to itself, expected two different nodes", where,
+                                      i, nodes_[s.a].id));
+    if (!seen.insert(std::minmax(s.a, s.b)).second)
+      throw TopologyError(fmt::format("{}: /links/{}: a second link between \"{}\" and \"{}\"; expected one link per "
+                                      "pair (give it the summed bandwidth)",
+                                      where, i, nodes_[s.a].id, nodes_[s.b].id));
+    if (s.bandwidth.bits_per_s == 0)
+      throw TopologyError(fmt::format("{}: /links/{}/bandwidth: found 0, expected a positive bandwidth", where, i));
+    if (s.latency < Time{0})
+      throw TopologyError(fmt::format("{}: /links/{}/latency: found a negative latency", where, i));
+    const auto ab = static_cast<LinkId>(links_.size());
+    const std::uint32_t shared = s.duplex == Duplex::Half ? ab : ab + 1;
+    links_.push_back(Link{s.a, s.b, s.type, s.bandwidth, s.latency, s.duplex, ab});
+    links_.push_back(Link{s.b, s.a, s.type, s.bandwidth, s.latency, s.duplex, shared});
+    boost::add_edge(s.a, s.b, ab, graph_->g);
+    boost::add_edge(s.b, s.a, ab + 1, graph_->g);
+  }
+
+  // Every GPU must reach every other; links are bidirectional, so one search from the first GPU
+  // tells. Boost's BFS colours every vertex it reaches black.
+  std::vector<boost::default_color_type> colour(n, boost::white_color);
+  auto colour_map = boost::make_iterator_property_map(colour.begin(), boost::get(boost::vertex_index, graph_->g));
+  boost::breadth_first_search(graph_->g, gpus_.front(), boost::color_map(colour_map));
+  for (NodeId gpu : gpus_) {
+    if (colour[gpu] == boost::white_color)
+      throw TopologyError(fmt::format("{}: /links: GPU \"{}\" cannot reach GPU \"{}\": no path of links joins them",
+                                      where, nodes_[gpu].id, nodes_[gpus_.front()].id));
+  }
+}
+
+Topology::~Topology() = default;
+Topology::Topology(Topology&&) noexcept = default;
+Topology& Topology::operator=(Topology&&) noexcept = default;
+
+std::optional<NodeId> Topology::find_node(std::string_view id) const {
+  for (NodeId i = 0; i < nodes_.size(); ++i)
+    if (nodes_[i].id == id) return i;
+  return std::nullopt;
+}
+
+std::string Topology::link_label(LinkId id) const {
+  const Link& l = links_.at(id);
+  return nodes_[l.from].id + "->" + nodes_[l.to].id;
+}
+
+Bandwidth Topology::out_bandwidth(NodeId node) const {
+  std::uint64_t sum = 0;
+  for (const Link& l : links_)
+    if (l.from == node) sum += l.bandwidth.bits_per_s;
+  return Bandwidth{sum};
+}
+
+std::vector<LinkId> Topology::shortest_route(NodeId from, NodeId to) const {
+  if (from == to) return {};
+  const auto n = nodes_.size();
+  const auto& g = graph_->g;
+  std::vector<Cost> dist(n);
+  std::vector<Graph::G::vertex_descriptor> pred(n);
+  auto index = boost::get(boost::vertex_index, g);
+  auto edge_link = boost::get(boost::edge_index, g);
+  // Each edge costs one hop plus its latency; Dijkstra compares (hops, latency) lexicographically.
+  auto weight = boost::make_function_property_map<Graph::G::edge_descriptor, Cost>(
+      [&](const Graph::G::edge_descriptor& e) { return Cost{1, links_[edge_link[e]].latency.count()}; });
+  const Cost inf{std::numeric_limits<std::uint64_t>::max(), std::numeric_limits<std::int64_t>::max()};
+  boost::dijkstra_shortest_paths(
+      g, from,
+      boost::predecessor_map(boost::make_iterator_property_map(pred.begin(), index))
+          .distance_map(boost::make_iterator_property_map(dist.begin(), index))
+          .weight_map(weight)
+          .distance_compare(std::less<Cost>())
+          .distance_combine([inf](const Cost& a, const Cost& b) {
+            if (a == inf || b == inf) return inf;
+            return Cost{a.first + b.first, a.second + b.second};
+          })
+          .distance_inf(inf)
+          .distance_zero(Cost{0, 0}));
+  if (dist[to] == inf)
+    throw TopologyError(fmt::format("{}: no route from \"{}\" to \"{}\"", name_, nodes_[from].id, nodes_[to].id));
+
+  std::vector<LinkId> route;
+  for (NodeId v = to; v != from; v = static_cast<NodeId>(pred[v])) {
+    const auto u = static_cast<NodeId>(pred[v]);
+    // Among parallel candidates the predecessor edge is the one from u to v (one link per pair).
+    const auto [e, ok] = boost::edge(u, v, g);
+    if (!ok) throw TopologyError("shortest_route: predecessor without an edge (internal error)");
+    route.push_back(edge_link[e]);
+  }
+  std::reverse(route.begin(), route.end());
+  return route;
+}
+
+}  // namespace collsim::topo

@@ -1,0 +1,119 @@
+// The physical topology: GPUs, switches, CPUs and NICs joined by links, and routes between GPUs.
+//
+// Each link of a topology file is stored as two directed links, one per direction, so each
+// direction has its own capacity (SimGrid's split-duplex links). A half-duplex link's two
+// directions share one "resource": only one transfer crosses it at a time, whichever way.
+// Boost.Graph does the graph work inside topology.cpp; no Boost type appears here.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/units/units.hpp"
+
+namespace collsim::topo {
+
+/// Dense index of a node in Topology::nodes().
+using NodeId = std::uint32_t;
+/// Dense index of a directed link in Topology::links().
+using LinkId = std::uint32_t;
+
+enum class NodeType : std::uint8_t { Gpu, Switch, Cpu, Nic };
+enum class LinkType : std::uint8_t { NvLink, NvSwitch, Pcie, InfiniBand, Ethernet, RoCE, XGMI, UPI, Network };
+enum class Duplex : std::uint8_t { Full, Half };
+
+/// "gpu", "switch", "cpu", "nic".
+std::string_view node_type_name(NodeType t) noexcept;
+std::optional<NodeType> parse_node_type(std::string_view s) noexcept;
+/// "nvlink", "nvswitch", "pcie", "infiniband", "ethernet", "roce", "xgmi", "upi", "network".
+std::string_view link_type_name(LinkType t) noexcept;
+std::optional<LinkType> parse_link_type(std::string_view s) noexcept;
+/// The valid names, comma-separated, for error messages.
+std::string node_type_names();
+std::string link_type_names();
+
+struct Node {
+  std::string id;
+  NodeType type = NodeType::Gpu;
+  std::string model;  ///< optional, e.g. "A100-SXM4-80GB"
+  std::string host;   ///< optional: the machine (node of a cluster) it belongs to
+};
+
+/// One link as a topology file gives it (both directions).
+struct LinkSpec {
+  NodeId a = 0;
+  NodeId b = 0;
+  LinkType type = LinkType::NvLink;
+  Bandwidth bandwidth;  ///< per direction (for half duplex: shared by both directions)
+  Time latency{0};      ///< paid once per transfer that crosses the link
+  Duplex duplex = Duplex::Full;
+};
+
+/// One direction of a link.
+struct Link {
+  NodeId from = 0;
+  NodeId to = 0;
+  LinkType type = LinkType::NvLink;
+  Bandwidth bandwidth;
+  Time latency{0};
+  Duplex duplex = Duplex::Full;
+  std::uint32_t resource = 0;  ///< capacity it draws on; equal for both directions of a half-duplex link
+};
+
+/// Thrown for a topology that cannot be used; what() is one line naming the place and the problem.
+class TopologyError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// An immutable topology. Link i of the spec becomes directed links 2i (a->b) and 2i+1 (b->a).
+class Topology {
+ public:
+  /// Validates and builds. Throws TopologyError (no GPU, node id out of range, a link from a node
+  /// to itself, two links between the same nodes, GPUs that cannot reach each other). `where`
+  /// prefixes error messages (a file name).
+  Topology(std::string name, std::string description, std::vector<Node> nodes, std::vector<LinkSpec> links,
+           std::string_view where = "topology");
+  ~Topology();
+  Topology(Topology&&) noexcept;
+  Topology& operator=(Topology&&) noexcept;
+
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  [[nodiscard]] const std::string& description() const noexcept { return description_; }
+  [[nodiscard]] std::span<const Node> nodes() const noexcept { return nodes_; }
+  [[nodiscard]] std::span<const Link> links() const noexcept { return links_; }
+  [[nodiscard]] const Node& node(NodeId id) const { return nodes_.at(id); }
+  [[nodiscard]] const Link& link(LinkId id) const { return links_.at(id); }
+  /// The GPUs in file order; rank i runs on gpus()[i] unless told otherwise.
+  [[nodiscard]] std::span<const NodeId> gpus() const noexcept { return gpus_; }
+  /// Resources are numbered 0 .. links().size()-1 (some unused when links are half duplex).
+  [[nodiscard]] std::uint32_t resource_count() const noexcept { return static_cast<std::uint32_t>(links_.size()); }
+  [[nodiscard]] std::optional<NodeId> find_node(std::string_view id) const;
+  /// "gpu0->nvswitch": the link's endpoints, for reports.
+  [[nodiscard]] std::string link_label(LinkId id) const;
+
+  /// Sum of the bandwidths of the links leaving `node` (the injection bandwidth of a GPU).
+  [[nodiscard]] Bandwidth out_bandwidth(NodeId node) const;
+
+  /// The shortest route from `from` to `to` as directed links: fewest hops, then least summed
+  /// latency, ties broken by link order in the file (Boost.Graph Dijkstra with a lexicographic
+  /// weight). Empty when from == to. Throws TopologyError when `to` cannot be reached.
+  [[nodiscard]] std::vector<LinkId> shortest_route(NodeId from, NodeId to) const;
+
+ private:
+  struct Graph;  // the Boost.Graph view, kept out of this header
+  std::string name_;
+  std::string description_;
+  std::vector<Node> nodes_;
+  std::vector<Link> links_;
+  std::vector<NodeId> gpus_;
+  std::unique_ptr<Graph> graph_;
+};
+
+}  // namespace collsim::topo

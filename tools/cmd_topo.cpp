@@ -25,7 +25,7 @@ int run_topo(const TopoOptions& o, std::ostream& out, std::ostream& err) {
       const auto t = topo::parse_topology_json(b.text, fmt::format("bundled:{}", b.name), std::string(b.name));
       // The first sentence is enough for a list; `collsim topo NAME` prints the whole description.
       std::string_view d = t.description();
-      d = d.substr(0, std::min(d.find(". "), d.find(": ")));
+      d = d.substr(0, d.find(". "));
       out << fmt::format("  {:<16} {:>3} GPUs  {}\n", b.name, t.gpus().size(), d);
     }
     return kExitOk;

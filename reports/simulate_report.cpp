@@ -1,6 +1,7 @@
 #include "reports/simulate_report.hpp"
 
 #include <numeric>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -24,6 +25,11 @@ std::string csv_field(const std::string& s) {
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + "\"";
 }
+
+// Long tables are cut to their head and tail: people read the pattern, programs read the JSON.
+constexpr std::size_t kHead = 8;
+constexpr std::size_t kTail = 4;
+bool elided(std::size_t i, std::size_t n) { return n > kHead + kTail + 1 && i >= kHead && i + kTail < n; }
 
 std::string opt_number(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); }
 
@@ -112,15 +118,28 @@ std::string render_table(const SimulationView& v) {
   row("events", fmt::format("{}", s.events));
 
   out += fmt::format("\n  {:>5}  {:<12} {:>16} {:>16}\n", "rank", "gpu", "bytes sent", "bytes received");
-  for (sched::Rank r = 0; r < v.result.ranks.size(); ++r)
+  const std::size_t nranks = v.result.ranks.size();
+  for (sched::Rank r = 0; r < nranks; ++r) {
+    if (elided(r, nranks)) {
+      if (r == kHead) out += fmt::format("  {:>5}  ({} more ranks; --format json lists every one)\n", "...", nranks - kHead - kTail);
+      continue;
+    }
     out += fmt::format("  {:>5}  {:<12} {:>16} {:>16}\n", r, v.topology.node(v.rank_to_gpu[r]).id,
                        v.result.ranks[r].sent, v.result.ranks[r].received);
+  }
 
   out += fmt::format("\n  {:<28} {:<10} {:>12} {:>16} {:>14} {:>6}\n", "link", "type", "bandwidth", "bytes", "busy",
                      "util");
-  for (topo::LinkId l = 0; l < v.result.links.size(); ++l) {
+  std::vector<topo::LinkId> used;
+  for (topo::LinkId l = 0; l < v.result.links.size(); ++l)
+    if (v.result.links[l].bytes > 0) used.push_back(l);
+  for (std::size_t i = 0; i < used.size(); ++i) {
+    if (elided(i, used.size())) {
+      if (i == kHead) out += fmt::format("  ... ({} more links; --format json lists every one)\n", used.size() - kHead - kTail);
+      continue;
+    }
+    const topo::LinkId l = used[i];
     const auto& t = v.result.links[l];
-    if (t.bytes == 0) continue;
     const topo::Link& link = v.topology.link(l);
     out += fmt::format("  {:<28} {:<10} {:>12} {:>16} {:>14} {:>5.1f}%\n", v.topology.link_label(l),
                        topo::link_type_name(link.type), format_bandwidth(link.bandwidth), t.bytes, format_time(t.busy),

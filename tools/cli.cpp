@@ -30,6 +30,15 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   CLI::App* explain_cmd = add_explain(app, explain);
   CLI::App* topo_cmd = add_topo(app, topo);
 
+  // CLI11 would only say "a subcommand is required"; name what was typed instead.
+  if (args.empty()) return fail(err, kExitBadInput, "expected a subcommand: simulate, explain or topo (see collsim --help)");
+  if (!args.empty() && !args.front().starts_with('-')) {
+    const auto subs = app.get_subcommands([](CLI::App*) { return true; });
+    if (std::none_of(subs.begin(), subs.end(), [&](CLI::App* s) { return s->get_name() == args.front(); }))
+      return fail(err, kExitBadInput,
+                  fmt::format("unknown subcommand \"{}\", expected simulate, explain or topo (see collsim --help)",
+                              args.front()));
+  }
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 reads a vector back to front
     app.parse(reversed);
@@ -46,7 +55,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   try {
     if (simulate_cmd->parsed()) return run_simulate(simulate, out, err);
     if (explain_cmd->parsed()) return run_explain(explain, out);
-    if (topo_cmd->parsed()) return run_topo(topo, out, err);
+    if (topo_cmd->parsed()) return run_topo(topo, out);
     return fail(err, kExitBadInput, "expected a subcommand: simulate, explain or topo");
   } catch (const UsageError& e) {
     return fail(err, kExitBadInput, e.what());

@@ -42,7 +42,7 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
   const auto registry = algo::builtin_registry();
   const algo::AlgorithmInfo& algorithm = registry.find(*collective, o.algorithm);
 
-  const topo::Topology topology = o.topology.load(err);
+  const topo::Topology topology = o.topology.load();
   const auto gpus = topology.gpus();
   std::uint32_t ranks = static_cast<std::uint32_t>(gpus.size());
   if (!o.ranks.empty()) {
@@ -63,6 +63,7 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
   const sim::Result result = sim::run(schedule, topology, rank_to_gpu, *network);
   const sim::Summary summary = sim::summarize(schedule, topology, rank_to_gpu, result, std::string(network->name()));
   const reports::SimulationView view{summary, result, topology, rank_to_gpu};
+  o.topology.default_notice(err);
   if (o.format == "json") {
     out << reports::render_json(view);
   } else if (o.format == "csv") {

@@ -18,7 +18,7 @@ CLI::App* add_topo(CLI::App& app, TopoOptions& o) {
   return cmd;
 }
 
-int run_topo(const TopoOptions& o, std::ostream& out, std::ostream& err) {
+int run_topo(const TopoOptions& o, std::ostream& out) {
   if (o.topology.empty()) {
     out << "bundled topologies (use the name where a TOPOLOGY is asked for):\n";
     for (const auto& b : topo::bundled_topologies()) {
@@ -30,7 +30,7 @@ int run_topo(const TopoOptions& o, std::ostream& out, std::ostream& err) {
     }
     return kExitOk;
   }
-  const topo::Topology t = o.topology.load(err);
+  const topo::Topology t = o.topology.load();
   out << fmt::format("{}: {}\n", t.name(), t.description().empty() ? "(no description)" : t.description());
 
   std::map<topo::NodeType, std::size_t> by_type;

@@ -35,6 +35,6 @@ struct TopoOptions {
   TopologyOptions topology;
 };
 CLI::App* add_topo(CLI::App& app, TopoOptions& options);
-int run_topo(const TopoOptions& options, std::ostream& out, std::ostream& err);
+int run_topo(const TopoOptions& options, std::ostream& out);
 
 }  // namespace collsim::cli

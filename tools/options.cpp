@@ -24,19 +24,20 @@ bool TopologyOptions::empty() const {
   return spec.empty() && gpus.empty() && fabric.empty() && link_bandwidth.empty() && link_latency.empty();
 }
 
-topo::Topology TopologyOptions::load(std::ostream& err) const {
+void TopologyOptions::default_notice(std::ostream& err) const {
+  if (empty())
+    err << fmt::format("collsim: no topology given; used the bundled default {} (list them with `collsim topo`)\n",
+                       kDefaultTopology);
+}
+
+topo::Topology TopologyOptions::load() const {
   const bool generated = !gpus.empty() || !fabric.empty() || !link_bandwidth.empty() || !link_latency.empty();
   if (!spec.empty() && generated)
     throw UsageError(fmt::format("both a topology (\"{}\") and generator flags (--gpus/--fabric/--link-*) were given; "
                                  "expected one or the other",
                                  spec));
   if (!generated) {
-    if (spec.empty()) {
-      err << fmt::format("collsim: no topology given; using the bundled default {} (list them with `collsim topo`)\n",
-                         kDefaultTopology);
-      return topo::load_topology(kDefaultTopology);
-    }
-    return topo::load_topology(spec);
+    return topo::load_topology(spec.empty() ? kDefaultTopology : std::string_view(spec));
   }
   if (gpus.empty()) throw UsageError("--gpus: missing; a generated fabric needs --gpus N and --fabric F");
   if (fabric.empty())

@@ -27,9 +27,12 @@ struct TopologyOptions {
   void add_to(CLI::App& cmd);
   /// True when neither TOPOLOGY nor a generator flag was given.
   [[nodiscard]] bool empty() const;
-  /// Loads or generates the topology; with neither given, loads kDefaultTopology and says so on
-  /// `err`. Throws UsageError / TopologyError / UnitError.
-  [[nodiscard]] topo::Topology load(std::ostream& err) const;
+  /// Loads or generates the topology; with neither given, loads kDefaultTopology (the caller
+  /// says so with default_notice() once the command has succeeded, so an error stays one line).
+  /// Throws UsageError / TopologyError / UnitError.
+  [[nodiscard]] topo::Topology load() const;
+  /// Writes the "using the bundled default" notice to `err` when empty().
+  void default_notice(std::ostream& err) const;
 };
 
 /// Parses a whole number in [min, max] given to `flag`; throws UsageError naming the flag.

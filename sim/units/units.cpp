@@ -240,9 +240,10 @@ Time parse_latency(std::string_view text) {
     throw UnitError(fmt::format("{} \"{}\" in \"{}\": expected one of ps, ns, us, ms, s (e.g. {})",
                                 unit.empty() ? "missing time unit" : "unknown time unit", unit, text, example));
   const auto v = scale(d, *mult);
-  if (!v || v->first >= static_cast<u128>(std::numeric_limits<std::int64_t>::max()))
+  // Round half up to the nearest picosecond; every value a Time holds, its maximum included, parses.
+  const u128 rounded = v ? v->first + (2 * v->second >= d.den ? 1 : 0) : 0;
+  if (!v || rounded > static_cast<u128>(std::numeric_limits<std::int64_t>::max()))
     throw UnitError(fmt::format("latency \"{}\" is too large", text));
-  const u128 rounded = v->first + (2 * v->second >= d.den ? 1 : 0);
   return Time{static_cast<std::int64_t>(rounded)};
 }
 
@@ -284,9 +285,9 @@ std::string format_time(Time t) {
   static constexpr std::array<std::pair<std::string_view, int>, 4> kUnits{
       {{"s", 12}, {"ms", 9}, {"us", 6}, {"ns", 3}}};
   const std::int64_t ps = t.count();
-  const std::int64_t mag = ps < 0 ? -ps : ps;
+  const u128 mag = ps < 0 ? static_cast<u128>(-static_cast<i128>(ps)) : static_cast<u128>(ps);
   for (const auto& [name, digits] : kUnits) {
-    if (mag >= static_cast<std::int64_t>(pow10(digits)))
+    if (mag >= pow10(digits))
       return signed_exact_decimal(ps, digits) + " " + std::string(name);
   }
   return fmt::format("{} ps", ps);

@@ -65,7 +65,7 @@ Time latency_from_seconds(double seconds);
 /// "1 GiB", "1000 B", "1.5 MiB": exact IEC form when one exists, else bytes.
 std::string format_size(Bytes bytes);
 
-/// "300 GB/s" (1e9 bytes/s) with the exact digits; "12.5 Gb/s" when the rate is not a whole
+/// "300 GB/s" (1e9 bytes/s) with the exact digits; "0.000000001 Gb/s" (1 bit/s) when the rate is not a whole
 /// number of bytes per second.
 std::string format_bandwidth(Bandwidth bw);
 

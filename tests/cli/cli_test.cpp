@@ -1,0 +1,170 @@
+// The collsim command line, run in-process: outputs, determinism, and one-line errors with exit 2.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "tools/cli.hpp"
+
+namespace {
+
+struct Out {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Out run_collsim(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  const int code = collsim::cli::run(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+// A bad-input failure: exit 2 and exactly one line on stderr that contains `what`.
+void check_bad_input(const std::vector<std::string>& args, const std::string& what) {
+  const auto r = run_collsim(args);
+  INFO(r.err);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK_THAT(r.err, Catch::StartsWith("collsim: error: ") && Catch::Contains(what));
+}
+
+std::string temp_file(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / ("collsim_cli_test_" + name);
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+}  // namespace
+
+TEST_CASE("simulate --format json has the documented keys and only the document on stdout", "[cli]") {
+  const auto r = run_collsim({"simulate", "--gpus", "8", "--fabric", "ring", "--link-bandwidth", "25GB/s",
+                          "--link-latency", "1us", "--size", "1M", "--format", "json"});
+  REQUIRE(r.code == 0);
+  CHECK(r.err.empty());
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* key : {"collective", "algorithm", "ranks", "size_bytes", "steps", "time_us", "algbw_GBps",
+                          "busbw_GBps", "bytes_sent_per_rank_max", "traffic_factor", "lower_bound_us",
+                          "bottleneck_link", "per_rank", "links", "events", "topology"})
+    CHECK(j.contains(key));
+  CHECK(j["collective"] == "allreduce");
+  CHECK(j["algorithm"] == "ring");
+  CHECK(j["ranks"] == 8);
+  CHECK(j["size_bytes"] == 1048576);
+  CHECK(j["steps"] == 14);
+  // 2(N-1)(α + ⌈S/N⌉/B) = 14 · (1 us + 131072 B / 25 GB/s) = 14 · 6.24288 us = 87.40032 us.
+  CHECK(j["time_ps"] == 87'400'320);
+  CHECK(r.out.find("\"time_us\": 87.40032,") != std::string::npos);  // printed exactly, not rounded
+  CHECK(j["traffic_factor"] == 1.75);
+  // algbw = S / t; busbw = algbw · 2(N-1)/N (nccl-tests PERFORMANCE.md).
+  CHECK(j["algbw_GBps"].get<double>() == Approx(1048576.0 / 87.40032e-6 / 1e9).epsilon(1e-12));
+  CHECK(j["busbw_GBps"].get<double>() == Approx(1048576.0 / 87.40032e-6 / 1e9 * 14 / 8).epsilon(1e-12));
+  CHECK(j["per_rank"].size() == 8);
+  CHECK(j["per_rank"][3]["bytes_sent"] == 14 * 131072);
+  CHECK(j["links"].size() == 8);  // one direction of each ring link carries data
+  CHECK(j["topology"] == "ring-8gpu");
+}
+
+TEST_CASE("simulate defaults to the bundled dgx-a100 and says so on stderr", "[cli]") {
+  const auto r = run_collsim({"simulate", "--size", "1G"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.err, Catch::Contains("dgx-a100"));
+  CHECK_THAT(r.out, Catch::Contains("ring allreduce of 1 GiB") && Catch::Contains("8 ranks of dgx-a100"));
+}
+
+TEST_CASE("the same command twice prints byte-identical output", "[cli][determinism]") {
+  for (const auto& format : {"table", "json", "csv"}) {
+    const std::vector<std::string> args{"simulate", "dgx-a100-2node", "--size", "100000007", "--format", format};
+    const auto a = run_collsim(args);
+    const auto b = run_collsim(args);
+    REQUIRE(a.code == 0);
+    CHECK(a.out == b.out);
+  }
+}
+
+TEST_CASE("simulate --format csv is one header row and one data row", "[cli]") {
+  const auto r = run_collsim({"simulate", "ring8-nvlink", "--size", "8M", "--format", "csv"});
+  REQUIRE(r.code == 0);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 2);
+  CHECK_THAT(r.out, Catch::StartsWith("topology,network,collective,algorithm,ranks,size_bytes,steps,time_us,"));
+}
+
+TEST_CASE("simulate --ranks N uses the first N GPUs", "[cli]") {
+  const auto r = run_collsim({"simulate", "dgx-h100", "--ranks", "2", "--size", "1G", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["ranks"] == 2);
+  CHECK(j["per_rank"][1]["gpu"] == "gpu1");
+  CHECK(j["steps"] == 2);
+}
+
+TEST_CASE("collective names accept hyphens and underscores", "[cli]") {
+  for (const char* name : {"allreduce", "all-reduce", "all_reduce", "AllReduce"})
+    CHECK(run_collsim({"simulate", "--collective", name, "--size", "1K", "--format", "csv"}).code == 0);
+  check_bad_input({"simulate", "--collective", "allgather", "--size", "1K"}, "not supported yet");
+}
+
+TEST_CASE("explain prints the seed's example", "[cli][seed]") {
+  const auto r = run_collsim({"explain", "--algorithm", "ring", "--ranks", "3", "--elements", "6"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("GPU0: [A0, A1+C1, A2]") && Catch::Contains("GPU1: [B0, B1, A2+B2]") &&
+                        Catch::Contains("GPU2: [B0+C0, C1, C2]") && Catch::Contains("GPU0: [A0+B0+C0, A1+C1, A2]") &&
+                        Catch::Contains("4 steps"));
+}
+
+TEST_CASE("topo summarises a topology and lists the bundled ones", "[cli]") {
+  const auto list = run_collsim({"topo"});
+  REQUIRE(list.code == 0);
+  for (const char* name : {"dgx-a100", "dgx-h100", "pcie-4gpu", "ring8-nvlink", "dgx-a100-2node"})
+    CHECK_THAT(list.out, Catch::Contains(name));
+  const auto one = run_collsim({"topo", "dgx-a100"});
+  REQUIRE(one.code == 0);
+  CHECK_THAT(one.out, Catch::Contains("8 gpu, 1 switch") && Catch::Contains("injection bandwidth per GPU: 300 GB/s"));
+}
+
+TEST_CASE("bad flags give one error line and exit 2", "[cli][errors]") {
+  check_bad_input({"simulate", "--size", "-5"}, "--size");
+  check_bad_input({"simulate", "--size", "lots"}, "\"lots\"");
+  check_bad_input({"simulate", "--size", "1.5"}, "whole number of bytes");
+  check_bad_input({"simulate"}, "--size");
+  check_bad_input({"simulate", "--size", "1M", "--ranks", "9"}, "only 8 GPUs");
+  check_bad_input({"simulate", "--size", "1M", "--ranks", "0"}, "--ranks");
+  check_bad_input({"simulate", "--size", "1M", "--ranks", "two"}, "--ranks");
+  check_bad_input({"simulate", "--size", "1M", "--algorithm", "magic"}, "expected one of: ring");
+  check_bad_input({"simulate", "--size", "1M", "--collective", "allsum"},
+                  "allreduce, reducescatter, allgather, broadcast, reduce, alltoall");
+  check_bad_input({"simulate", "--size", "1M", "--format", "xml"}, "table, json or csv");
+  check_bad_input({"simulate", "--size", "1M", "--network", "magic"}, "fifo");
+  check_bad_input({"simulate", "dgx-a100", "--gpus", "4", "--fabric", "ring", "--size", "1M"}, "one or the other");
+  check_bad_input({"simulate", "--gpus", "4", "--size", "1M"}, "--fabric");
+  check_bad_input({"simulate", "--gpus", "4", "--fabric", "torus", "--size", "1M"}, "torus");
+  check_bad_input({"simulate", "--gpus", "4", "--fabric", "ring", "--link-bandwidth", "0GB/s", "--size", "1M"},
+                  "--link-bandwidth");
+  check_bad_input({"simulate", "--gpus", "4", "--fabric", "ring", "--link-latency", "5", "--size", "1M"},
+                  "--link-latency");
+  check_bad_input({"simulate", "--size", "1M", "--bogus"}, "--bogus");
+  check_bad_input({"frobnicate"}, "frobnicate");
+  check_bad_input({"explain", "--ranks", "27"}, "--ranks");
+  check_bad_input({"explain", "--elements", "0"}, "--elements");
+}
+
+TEST_CASE("bad topologies give one error line naming the file and exit 2", "[cli][errors]") {
+  check_bad_input({"simulate", "/no/such/file.json", "--size", "1M"}, "no such file");
+  check_bad_input({"topo", "no-such-topology"}, "dgx-a100");  // lists the bundled names
+  const auto bad_json = temp_file("bad.json", "{\n  \"nodes\": [\n    {\"id\": \"gpu0\" \"type\": \"gpu\"}\n  ]\n}\n");
+  check_bad_input({"simulate", bad_json, "--size", "1M"}, bad_json + ":3:");
+  const auto bad_link = temp_file("bad_link.json", R"({"nodes":[{"id":"gpu0","type":"gpu"},{"id":"gpu1","type":"gpu"}],
+    "links":[{"from":"gpu0","to":"gpu9","type":"nvlink","bandwidth":"1GB/s","latency":"1us"}]})");
+  check_bad_input({"topo", bad_link}, "/links/0/to");
+  check_bad_input({"simulate", std::filesystem::temp_directory_path().string(), "--size", "1M"}, "not a regular file");
+}
+
+TEST_CASE("help exits 0", "[cli]") {
+  const auto r = run_collsim({"simulate", "--help"});
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("--size"));
+}

@@ -1,0 +1,92 @@
+// The engine and the FIFO cut-through link model on hand-made schedules and topologies.
+#include <catch2/catch.hpp>
+
+#include "sim/engine.hpp"
+#include "sim/network/fifo_link_model.hpp"
+#include "sim/schedule/builder.hpp"
+#include "topologies/load_json.hpp"
+
+using namespace collsim;
+
+namespace {
+
+// Two GPUs and a switch: gpu0 -- sw -- gpu1, and gpu2 -- sw. 10 GB/s, 1 us per link.
+topo::Topology star(std::string_view duplex = "full") {
+  const std::string text = R"({"nodes":[{"id":"gpu0","type":"gpu"},{"id":"gpu1","type":"gpu"},{"id":"gpu2","type":"gpu"},
+    {"id":"sw","type":"switch"}],"links":[
+    {"from":"gpu0","to":"sw","type":"nvswitch","bandwidth":"10GB/s","latency":"1us","duplex":")" +
+                           std::string(duplex) + R"("},
+    {"from":"gpu1","to":"sw","type":"nvswitch","bandwidth":"10GB/s","latency":"1us"},
+    {"from":"gpu2","to":"sw","type":"nvswitch","bandwidth":"20GB/s","latency":"1us"}]})";
+  return topo::parse_topology_json(text, "star.json", "star");
+}
+
+sim::Result run(const sched::Schedule& s, const topo::Topology& t) {
+  net::FifoLinkModel model(t);
+  const std::vector<topo::NodeId> gpus(t.gpus().begin(), t.gpus().end());
+  return sim::run(s, t, std::span(gpus).first(s.nranks), model);
+}
+
+constexpr Time us(std::int64_t v) { return Time{v * 1'000'000}; }
+
+}  // namespace
+
+TEST_CASE("a transfer pays the route's summed latency once and moves at the bottleneck rate", "[engine]") {
+  // gpu2 -> gpu1: links of 20 and 10 GB/s, 1 us each: 2 us + 10 kB / 10 GB/s = 2 us + 1 us.
+  const auto t = star();
+  sched::ScheduleBuilder b(sched::Collective::AllReduce, 3, 10000, {sched::Chunk{0, 10000}});
+  b.send(2, 1, 0, sched::Combine::Copy, 1);
+  const auto r = run(std::move(b).build("t"), t);
+  CHECK(r.makespan == us(3));
+  CHECK(r.ranks[2].sent == 10000);
+  CHECK(r.ranks[1].received == 10000);
+}
+
+TEST_CASE("two transfers on one link and direction go one after the other, in FIFO order", "[engine][fifo]") {
+  // gpu0 -> gpu1 and gpu2 -> gpu1 share sw->gpu1. Each alone: 2 us + 1 us. The second waits for the first.
+  const auto t = star();
+  sched::ScheduleBuilder b(sched::Collective::AllReduce, 3, 20000, sched::split_even(20000, 2));
+  const auto first = b.send(0, 1, 0, sched::Combine::Copy, 1);
+  const auto second = b.send(2, 1, 1, sched::Combine::Copy, 1);
+  const auto r = run(std::move(b).build("t"), t);
+  CHECK(r.ops[first].finish == us(3));
+  CHECK(r.ops[second].finish == us(6));
+  CHECK(r.makespan == us(6));
+}
+
+TEST_CASE("opposite directions of a full-duplex link run together; half duplex serialises them", "[engine][fifo]") {
+  // gpu0 -> gpu1 and gpu1 -> gpu0 at once; gpu0's link is full or half duplex.
+  for (const auto& [duplex, want] : {std::pair{"full", us(3)}, std::pair{"half", us(6)}}) {
+    const auto t = star(duplex);
+    sched::ScheduleBuilder b(sched::Collective::AllReduce, 2, 20000, sched::split_even(20000, 2));
+    b.send(0, 1, 0, sched::Combine::Copy, 1);
+    b.send(1, 0, 1, sched::Combine::Copy, 1);
+    INFO(duplex);
+    CHECK(run(std::move(b).build("t"), t).makespan == want);
+  }
+}
+
+TEST_CASE("a dependent op starts when its dependency finishes", "[engine]") {
+  const auto t = star();
+  sched::ScheduleBuilder b(sched::Collective::AllReduce, 3, 10000, {sched::Chunk{0, 10000}});
+  b.send(0, 1, 0, sched::Combine::Reduce, 1);
+  const auto next = b.send(1, 2, 0, sched::Combine::Reduce, 2);  // reads what op 0 wrote
+  const auto r = run(std::move(b).build("t"), t);
+  CHECK(r.ops[next].ready == us(3));
+  CHECK(r.ops[next].finish == us(3) + us(2) + us(1));  // 2 us + 10 kB / 10 GB/s (gpu1's link)
+  CHECK(r.events == 2);
+}
+
+TEST_CASE("the engine rejects a rank mapping that does not fit", "[engine]") {
+  const auto t = star();
+  sched::ScheduleBuilder b(sched::Collective::AllReduce, 2, 10, sched::split_even(10, 2));
+  b.send(0, 1, 0, sched::Combine::Copy, 1);
+  const auto s = std::move(b).build("t");
+  net::FifoLinkModel model(t);
+  const std::vector<topo::NodeId> one{0};
+  const std::vector<topo::NodeId> same{0, 0};
+  const std::vector<topo::NodeId> not_gpu{0, 3};
+  CHECK_THROWS_AS(sim::run(s, t, one, model), std::invalid_argument);
+  CHECK_THROWS_AS(sim::run(s, t, same, model), std::invalid_argument);
+  CHECK_THROWS_AS(sim::run(s, t, not_gpu, model), std::invalid_argument);
+}

@@ -1,0 +1,57 @@
+// The schedule IR: whole-byte chunking and dependencies inferred from data flow.
+#include <catch2/catch.hpp>
+
+#include <numeric>
+
+#include "sim/schedule/builder.hpp"
+
+using namespace collsim;
+using namespace collsim::sched;
+
+TEST_CASE("split_even: the first S mod N chunks get ceil(S/N) bytes, the rest floor(S/N)", "[schedule]") {
+  // Issue "collsim simulate", point 2.
+  for (Bytes s : {Bytes{0}, Bytes{1}, Bytes{5}, Bytes{6}, Bytes{7}, Bytes{1000003}, Bytes{1} << 30}) {
+    for (std::uint32_t n : {1u, 2u, 3u, 7u, 8u, 64u}) {
+      const auto chunks = split_even(s, n);
+      REQUIRE(chunks.size() == n);
+      Bytes offset = 0;
+      for (std::uint32_t i = 0; i < n; ++i) {
+        const Bytes want = s / n + (i < s % n ? 1 : 0);
+        CHECK(chunks[i].size == want);
+        CHECK(chunks[i].offset == offset);
+        offset += chunks[i].size;
+      }
+      CHECK(offset == s);
+    }
+  }
+  CHECK_THROWS_AS(split_even(10, 0), std::invalid_argument);
+}
+
+TEST_CASE("builder infers read-after-write, write-after-write and write-after-read", "[schedule]") {
+  ScheduleBuilder b(Collective::AllReduce, 3, 3, split_even(3, 3));
+  const OpId a = b.send(0, 1, 0, Combine::Reduce, 1);  // writes (1,0)
+  const OpId c = b.send(1, 2, 0, Combine::Reduce, 2);  // reads (1,0): RAW on a
+  const OpId d = b.send(2, 1, 0, Combine::Copy, 3);    // writes (1,0): WAW on a, WAR on c; RAW on c (wrote (2,0))
+  const OpId e = b.send(0, 2, 1, Combine::Copy, 1);    // unrelated chunk: no deps
+  const Schedule s = std::move(b).build("test");
+  CHECK(s.deps_of(a).empty());
+  CHECK(std::vector<OpId>(s.deps_of(c).begin(), s.deps_of(c).end()) == std::vector<OpId>{a});
+  CHECK(std::vector<OpId>(s.deps_of(d).begin(), s.deps_of(d).end()) == std::vector<OpId>{a, c});
+  CHECK(s.deps_of(e).empty());
+  CHECK(s.steps == 3);
+  CHECK(s.algorithm == "test");
+}
+
+TEST_CASE("builder rejects ops that cannot be", "[schedule]") {
+  ScheduleBuilder b(Collective::AllReduce, 2, 5, split_even(5, 2));  // chunks of 3 and 2 bytes
+  CHECK_THROWS_AS(b.send(0, 2, 0, Combine::Copy, 1), std::invalid_argument);      // no rank 2
+  CHECK_THROWS_AS(b.send(1, 1, 0, Combine::Copy, 1), std::invalid_argument);      // to itself
+  CHECK_THROWS_AS(b.send(0, 1, 2, Combine::Copy, 1), std::invalid_argument);      // no chunk 2
+  CHECK_THROWS_AS(b.send(0, 0, 1, 1, Combine::Copy, 1), std::invalid_argument);   // 3 bytes into 2
+  CHECK_THROWS_AS(b.send(0, 1, 0, Combine::Copy, 0), std::invalid_argument);      // step 0
+  CHECK_THROWS_WITH(b.send(0, 3, 0, Combine::Copy, 1), Catch::Contains("out of range"));
+}
+
+TEST_CASE("builder refuses schedules it cannot hold in memory with a clear message", "[schedule]") {
+  CHECK_THROWS_AS(ScheduleBuilder(Collective::AllReduce, 8192, 8192, split_even(8192, 8192)), std::length_error);
+}

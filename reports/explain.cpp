@@ -12,20 +12,11 @@ namespace {
 
 char rank_letter(sched::Rank r, bool upper) { return static_cast<char>((upper ? 'A' : 'a') + r); }
 
-std::string content_text(const validation::Content& content) {
-  std::string s;
-  for (const auto& c : content) {
-    if (!s.empty()) s += '+';
-    s += fmt::format("{}{}", rank_letter(c.rank, true), c.chunk);
-  }
-  return s.empty() ? "-" : s;
-}
-
 std::string buffer_line(const sched::Schedule& schedule, const validation::SymbolicState& state, sched::Rank r) {
   std::string s = fmt::format("GPU{}: [", r);
   for (sched::ChunkId c = 0; c < schedule.chunks.size(); ++c) {
     if (c > 0) s += ", ";
-    s += content_text(state.at(r, c));
+    s += validation::content_text(state.at(r, c), schedule.nranks);
   }
   return s + "]";
 }
@@ -43,7 +34,7 @@ std::string elements_text(sched::Rank r, const sched::Chunk& chunk) {
 }  // namespace
 
 Explanation explain(const sched::Schedule& schedule) {
-  if (schedule.nranks > 26)
+  if (schedule.total_ranks() > 26)
     throw std::invalid_argument(fmt::format("explain names ranks A..Z, so it shows at most 26 ranks, found {}", schedule.nranks));
   Explanation ex;
   for (sched::ChunkId c = 0; c < schedule.chunks.size(); ++c) {
@@ -52,15 +43,18 @@ Explanation explain(const sched::Schedule& schedule) {
                                      : fmt::format("chunk {} = elements {}..{}", c, ch.offset, ch.offset + ch.size - 1));
   }
   validation::SymbolicState state(schedule);
-  for (sched::Rank r = 0; r < schedule.nranks; ++r) {
+  const sched::CollectiveSpec spec(schedule);
+  for (sched::Rank r = 0; r < schedule.total_ranks(); ++r) {
     std::string elems, names;
     for (sched::ChunkId c = 0; c < schedule.chunks.size(); ++c) {
-      elems += (c ? " | " : "") + elements_text(r, schedule.chunks[c]);
-      names += fmt::format("{}{}{}", c ? " | " : "", rank_letter(r, true), c);
+      // Undefined input (all-gather's other parts, broadcast's non-roots, scratch) shows as "?".
+      const bool defined = spec.initial(r, c).has_value();
+      elems += (c ? " | " : "") + (defined ? elements_text(r, schedule.chunks[c]) : std::string("?"));
+      names += (c ? " | " : "") + validation::content_text(spec.initial(r, c), schedule.nranks);
     }
     ex.inputs.push_back(fmt::format("GPU{}: [{}] = [{}]", r, elems, names));
   }
-  ex.elements_sent.assign(schedule.nranks, 0);
+  ex.elements_sent.assign(schedule.total_ranks(), 0);
 
   // Ops are in program order and each step's ops are applied in that order; sends show what the
   // sender holds when it sends.
@@ -76,12 +70,13 @@ Explanation explain(const sched::Schedule& schedule) {
     for (sched::OpId id : ops) {
       const sched::Op& op = schedule.ops[id];
       es.sends.push_back(fmt::format("GPU{} -> GPU{}: {} ({} chunk {})", op.src, op.dst,
-                                     content_text(state.at(op.src, op.src_chunk)),
+                                     validation::content_text(state.at(op.src, op.src_chunk), schedule.nranks),
                                      op.combine == sched::Combine::Reduce ? "added into" : "copied to", op.dst_chunk));
-      ex.elements_sent[op.src] += schedule.op_bytes(id);
-      state.apply(op);
+      if (op.src != op.dst) ex.elements_sent[op.src] += schedule.op_bytes(id);
+      // A broken schedule still gets explained; the closing check names the problem.
+      (void)state.apply(id);
     }
-    for (sched::Rank r = 0; r < schedule.nranks; ++r) es.buffers.push_back(buffer_line(schedule, state, r));
+    for (sched::Rank r = 0; r < schedule.total_ranks(); ++r) es.buffers.push_back(buffer_line(schedule, state, r));
     ex.steps.push_back(std::move(es));
   }
   return ex;
@@ -102,7 +97,7 @@ std::string render_explanation(const sched::Schedule& schedule, const Explanatio
     for (const auto& line : s.buffers) out += "  " + line + "\n";
   }
   out += "\nelements sent per GPU:";
-  for (sched::Rank r = 0; r < schedule.nranks; ++r) out += fmt::format(" GPU{} {}", r, ex.elements_sent[r]);
+  for (sched::Rank r = 0; r < schedule.total_ranks(); ++r) out += fmt::format(" GPU{} {}", r, ex.elements_sent[r]);
   out += fmt::format(" (of {} in the buffer)\n", schedule.size);
   const auto problem = validation::verify_symbolic(schedule);
   out += problem ? fmt::format("check: FAILED: {}\n", *problem)

@@ -10,22 +10,29 @@
 namespace collsim::sim {
 namespace {
 
-// The only events are the network model's wake-ups; a token is the model's own.
-class ModelEvents final : public net::WakeQueue {
+// An event is a network model's wake-up (its own token) or the end of a local op (an op id).
+struct Event {
+  bool local;
+  std::uint64_t token;
+};
+
+class Events final : public net::WakeQueue {
  public:
-  void wake_at(Time t, std::uint64_t token) override { queue.push(t, token); }
-  EventQueue<std::uint64_t> queue;
+  void wake_at(Time t, std::uint64_t token) override { queue.push(t, Event{false, token}); }
+  EventQueue<Event> queue;
 };
 
 }  // namespace
 
 Result run(const sched::Schedule& schedule, const topo::Topology& topology, std::span<const topo::NodeId> rank_to_gpu,
            net::NetworkModel& network) {
-  if (rank_to_gpu.size() != schedule.nranks)
-    throw std::invalid_argument(fmt::format("engine: {} ranks mapped to GPUs, the schedule has {}", rank_to_gpu.size(),
-                                            schedule.nranks));
+  if (rank_to_gpu.size() != schedule.total_ranks())
+    throw std::invalid_argument(fmt::format("engine: {} ranks mapped to nodes, the schedule has {}", rank_to_gpu.size(),
+                                            schedule.total_ranks()));
   for (std::size_t r = 0; r < rank_to_gpu.size(); ++r) {
-    if (rank_to_gpu[r] >= topology.nodes().size() || topology.node(rank_to_gpu[r]).type != topo::NodeType::Gpu)
+    if (rank_to_gpu[r] >= topology.nodes().size())
+      throw std::invalid_argument(fmt::format("engine: rank {} is mapped to no node", r));
+    if (r < schedule.nranks && topology.node(rank_to_gpu[r]).type != topo::NodeType::Gpu)
       throw std::invalid_argument(fmt::format("engine: rank {} is not mapped to a GPU", r));
     for (std::size_t q = 0; q < r; ++q)
       if (rank_to_gpu[q] == rank_to_gpu[r])
@@ -34,7 +41,7 @@ Result run(const sched::Schedule& schedule, const topo::Topology& topology, std:
 
   const auto nops = static_cast<sched::OpId>(schedule.ops.size());
   Result result;
-  result.ranks.resize(schedule.nranks);
+  result.ranks.resize(schedule.total_ranks());
   result.links.resize(topology.links().size());
   result.ops.resize(nops);
 
@@ -54,12 +61,17 @@ Result run(const sched::Schedule& schedule, const topo::Topology& topology, std:
   }
 
   topo::RouteCache routes(topology);
-  ModelEvents events;
+  Events events;
   const auto launch = [&](sched::OpId id, Time now) {
     const sched::Op& op = schedule.ops[id];
+    result.ops[id].ready = now;
+    if (op.src == op.dst) {
+      // A local op moves nothing over the network; it ends now, as an event (never synchronously).
+      events.queue.push(now, Event{true, id});
+      return;
+    }
     const topo::Route& route = routes.get(rank_to_gpu[op.src], rank_to_gpu[op.dst]);
     const Bytes bytes = schedule.op_bytes(id);
-    result.ops[id].ready = now;
     result.ranks[op.src].sent += bytes;
     result.ranks[op.dst].received += bytes;
     for (topo::LinkId l : route.links) result.links[l].bytes += bytes;
@@ -75,7 +87,11 @@ Result run(const sched::Schedule& schedule, const topo::Topology& topology, std:
     const auto ev = events.queue.pop();
     ++result.events;
     finished.clear();
-    network.wake(ev.time, ev.payload, events, finished);
+    if (ev.payload.local) {
+      finished.push_back(static_cast<net::TransferId>(ev.payload.token));
+    } else {
+      network.wake(ev.time, ev.payload.token, events, finished);
+    }
     for (net::TransferId id : finished) {
       ++done;
       result.ops[id].finish = ev.time;

@@ -43,9 +43,10 @@ struct Result {
   std::vector<OpTiming> ops;
 };
 
-/// Simulates `schedule` with rank r on GPU node rank_to_gpu[r], using `network` (made for
-/// `topology`). Preconditions: rank_to_gpu.size() == schedule.nranks and the nodes are distinct
-/// GPUs of `topology` (throws std::invalid_argument otherwise). Deterministic.
+/// Simulates `schedule` with rank r on node rank_to_gpu[r], using `network` (made for `topology`).
+/// Preconditions (else std::invalid_argument): one distinct node per rank (participants and
+/// helpers); participants on GPUs. Local ops (src == dst) take no time in this version.
+/// Deterministic.
 Result run(const sched::Schedule& schedule, const topo::Topology& topology, std::span<const topo::NodeId> rank_to_gpu,
            net::NetworkModel& network);
 

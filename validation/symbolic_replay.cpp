@@ -2,46 +2,70 @@
 
 #include <algorithm>
 #include <iterator>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
 namespace collsim::validation {
 
-SymbolicState::SymbolicState(const sched::Schedule& schedule) : nchunks_(schedule.chunks.size()) {
-  slots_.resize(static_cast<std::size_t>(schedule.nranks) * nchunks_);
-  for (sched::Rank r = 0; r < schedule.nranks; ++r)
-    for (sched::ChunkId c = 0; c < nchunks_; ++c) slots_[index(r, c)] = {Contribution{r, c}};
+SymbolicState::SymbolicState(const sched::Schedule& schedule)
+    : schedule_(schedule), nchunks_(schedule.chunks.size()) {
+  const sched::CollectiveSpec spec(schedule);
+  slots_.resize(static_cast<std::size_t>(schedule.total_ranks()) * nchunks_);
+  for (sched::Rank r = 0; r < schedule.total_ranks(); ++r)
+    for (sched::ChunkId c = 0; c < nchunks_; ++c) slots_[index(r, c)] = spec.initial(r, c);
 }
 
-void SymbolicState::apply(const sched::Op& op) {
-  const Content& src = slots_[index(op.src, op.src_chunk)];
-  Content& dst = slots_[index(op.dst, op.dst_chunk)];
+std::optional<std::string> SymbolicState::apply(sched::OpId id) {
+  const sched::Op& op = schedule_.ops[id];
+  const auto& src = slots_[index(op.src, op.src_chunk)];
+  auto& dst = slots_[index(op.dst, op.dst_chunk)];
+  if (!src)
+    return fmt::format("op {} (step {}): rank {} sends chunk {}, which holds no defined data there", id, op.step, op.src,
+                       op.src_chunk);
   if (op.combine == sched::Combine::Copy) {
     dst = src;
-    return;
+    return std::nullopt;
   }
+  if (!dst)
+    return fmt::format("op {} (step {}): reduces into chunk {} of rank {}, which holds no defined data", id, op.step,
+                       op.dst_chunk, op.dst);
   Content merged;
-  merged.reserve(src.size() + dst.size());
-  std::merge(src.begin(), src.end(), dst.begin(), dst.end(), std::back_inserter(merged));
+  merged.reserve(src->size() + dst->size());
+  std::merge(src->begin(), src->end(), dst->begin(), dst->end(), std::back_inserter(merged));
   dst = std::move(merged);
+  return std::nullopt;
+}
+
+std::string content_text(const std::optional<Content>& content, sched::Rank nranks) {
+  if (!content) return "?";
+  std::string s;
+  for (const auto& c : *content) {
+    if (!s.empty()) s += '+';
+    s += nranks <= 26 ? fmt::format("{}{}", static_cast<char>('A' + c.rank), c.chunk)
+                      : fmt::format("r{}:c{}", c.rank, c.chunk);
+  }
+  return s.empty() ? "-" : s;
 }
 
 std::optional<std::string> verify_symbolic(const sched::Schedule& schedule) {
-  if (schedule.collective != sched::Collective::AllReduce)
-    return fmt::format("no definition of {} to check against yet", sched::collective_name(schedule.collective));
+  std::optional<sched::CollectiveSpec> spec;
+  try {
+    spec.emplace(schedule);
+  } catch (const std::invalid_argument& e) {
+    return fmt::format("the chunk table does not fit {}: {}", sched::collective_name(schedule.collective), e.what());
+  }
   SymbolicState state(schedule);
-  for (const auto& op : schedule.ops) state.apply(op);
+  for (sched::OpId id = 0; id < schedule.ops.size(); ++id)
+    if (auto problem = state.apply(id)) return problem;
   for (sched::Rank r = 0; r < schedule.nranks; ++r) {
     for (sched::ChunkId c = 0; c < schedule.chunks.size(); ++c) {
-      Content want;
-      for (sched::Rank q = 0; q < schedule.nranks; ++q) want.push_back(Contribution{q, c});
-      const Content& got = state.at(r, c);
-      if (got != want) {
-        std::string held;
-        for (const auto& x : got) held += fmt::format("{}({},{})", held.empty() ? "" : "+", x.rank, x.chunk);
-        return fmt::format("rank {} chunk {}: holds {} but all-reduce needs every rank's chunk {} exactly once", r, c,
-                           held.empty() ? "nothing" : held, c);
-      }
+      const auto want = spec->required(r, c);
+      if (!want) continue;
+      const auto& got = state.at(r, c);
+      if (got != want)
+        return fmt::format("rank {} chunk {}: holds {} but {} needs {}", r, c, content_text(got, schedule.nranks),
+                           sched::collective_name(schedule.collective), content_text(want, schedule.nranks));
     }
   }
   return std::nullopt;

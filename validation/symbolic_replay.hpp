@@ -1,45 +1,45 @@
 // Symbolic replay: runs a schedule on contributions instead of numbers, so a result can be checked
-// exactly (no floating point): which ranks' original chunks each chunk holds (msccl-tools style
-// pre/post-conditions; STYLE.md pattern 9).
+// exactly (no floating point) against the collective's definition (sim/schedule/collective_spec.hpp).
 #pragma once
 
-#include <compare>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "sim/schedule/collective_spec.hpp"
 #include "sim/schedule/schedule.hpp"
 
 namespace collsim::validation {
 
-/// Rank `rank`'s original data of chunk `chunk`.
-struct Contribution {
-  sched::Rank rank = 0;
-  sched::ChunkId chunk = 0;
-  friend auto operator<=>(const Contribution&, const Contribution&) = default;
-};
+using sched::Content;
+using sched::Contribution;
 
-/// What one chunk of one rank holds: a sorted multiset of contributions (a reduction merges them).
-using Content = std::vector<Contribution>;
-
-/// The buffers of every rank, symbolically. Starts as the collective's input: rank r's chunk c
-/// holds {(r, c)}.
+/// The buffers of every rank, symbolically, starting from the collective's input; a slot whose
+/// content is undefined (garbage) holds nullopt.
 class SymbolicState {
  public:
   explicit SymbolicState(const sched::Schedule& schedule);
-  /// Executes one op: the receiver's chunk becomes the sender's (copy) or the merge of both (reduce).
-  void apply(const sched::Op& op);
-  [[nodiscard]] const Content& at(sched::Rank r, sched::ChunkId c) const { return slots_[index(r, c)]; }
+  /// Executes op `id`: the receiver's chunk becomes the sender's (copy) or the merge of both
+  /// (reduce). Returns a message when the op reads an undefined chunk or reduces into one.
+  std::optional<std::string> apply(sched::OpId id);
+  [[nodiscard]] const std::optional<Content>& at(sched::Rank r, sched::ChunkId c) const { return slots_[index(r, c)]; }
 
  private:
-  [[nodiscard]] std::size_t index(sched::Rank r, sched::ChunkId c) const { return static_cast<std::size_t>(r) * nchunks_ + c; }
+  [[nodiscard]] std::size_t index(sched::Rank r, sched::ChunkId c) const {
+    return static_cast<std::size_t>(r) * nchunks_ + c;
+  }
+  const sched::Schedule& schedule_;
   std::size_t nchunks_;
-  std::vector<Content> slots_;
+  std::vector<std::optional<Content>> slots_;
 };
 
-/// Replays `schedule` in op order and checks the result against its collective's definition.
-/// Returns nullopt when it holds, else the first wrong rank and chunk and what it holds.
-/// Only all-reduce has a definition so far; other collectives return a message saying so.
+/// Replays `schedule` in op order and checks every slot the collective defines. Returns nullopt
+/// when the schedule computes its collective, else the first problem: the op, or the rank and
+/// chunk that ends wrong and what it holds.
 std::optional<std::string> verify_symbolic(const sched::Schedule& schedule);
+
+/// "A0+B0+C0": contributions in rank order, ranks as letters when there are at most 26, else
+/// "r12:c3" terms; "?" for an undefined slot.
+std::string content_text(const std::optional<Content>& content, sched::Rank nranks);
 
 }  // namespace collsim::validation

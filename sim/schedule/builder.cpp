@@ -15,25 +15,29 @@ std::vector<Chunk> split_even(Bytes total, std::uint32_t parts) {
   Bytes offset = 0;
   for (std::uint32_t i = 0; i < parts; ++i) {
     const Bytes size = base + (i < extra ? 1 : 0);
-    chunks[i] = Chunk{offset, size};
+    chunks[i] = Chunk{offset, size, Buffer::Data, i};
     offset += size;
   }
   return chunks;
 }
 
-ScheduleBuilder::ScheduleBuilder(Collective collective, Rank nranks, Bytes size, std::vector<Chunk> chunks) {
-  if (nranks == 0) throw std::invalid_argument("ScheduleBuilder: a schedule needs at least one rank");
-  const std::uint64_t slots = std::uint64_t{nranks} * chunks.size();
+ScheduleBuilder::ScheduleBuilder(const ScheduleHeader& h, std::vector<Chunk> chunks) {
+  if (h.nranks == 0) throw std::invalid_argument("ScheduleBuilder: a schedule needs at least one rank");
+  if (h.root >= h.nranks)
+    throw std::invalid_argument(fmt::format("root {} is out of range (ranks 0..{})", h.root, h.nranks - 1));
+  const std::uint64_t slots = (std::uint64_t{h.nranks} + h.helpers) * chunks.size();
   if (slots > kMaxSlots)
     throw std::length_error(fmt::format("a schedule of {} ranks x {} chunks has {} buffer slots; this version "
                                         "materialises schedules and stops at {} (4096 ranks for ring all-reduce)",
-                                        nranks, chunks.size(), slots, kMaxSlots));
-  schedule_.collective = collective;
-  schedule_.nranks = nranks;
-  schedule_.size = size;
+                                        h.nranks + h.helpers, chunks.size(), slots, kMaxSlots));
+  schedule_.collective = h.collective;
+  schedule_.nranks = h.nranks;
+  schedule_.helpers = h.helpers;
+  schedule_.root = h.root;
+  schedule_.size = h.size;
   schedule_.chunks = std::move(chunks);
   schedule_.dep_offsets.push_back(0);
-  slots_.resize(static_cast<std::size_t>(nranks) * schedule_.chunks.size());
+  slots_.resize(static_cast<std::size_t>(slots));
 }
 
 OpId ScheduleBuilder::send(Rank src, ChunkId src_chunk, Rank dst, ChunkId dst_chunk, Combine combine,
@@ -42,10 +46,9 @@ OpId ScheduleBuilder::send(Rank src, ChunkId src_chunk, Rank dst, ChunkId dst_ch
     throw std::length_error("a schedule holds at most 2^32-1 ops");
   const auto id = static_cast<OpId>(schedule_.ops.size());
   const auto nchunks = schedule_.chunks.size();
-  if (src >= schedule_.nranks || dst >= schedule_.nranks)
+  if (src >= schedule_.total_ranks() || dst >= schedule_.total_ranks())
     throw std::invalid_argument(fmt::format("op {}: rank {} -> {} is out of range (ranks 0..{})", id, src, dst,
-                                            schedule_.nranks - 1));
-  if (src == dst) throw std::invalid_argument(fmt::format("op {}: sends from rank {} to itself", id, src));
+                                            schedule_.total_ranks() - 1));
   if (src_chunk >= nchunks || dst_chunk >= nchunks)
     throw std::invalid_argument(fmt::format("op {}: chunk {} -> {} is out of range (chunks 0..{})", id, src_chunk,
                                             dst_chunk, nchunks == 0 ? 0 : nchunks - 1));
@@ -53,6 +56,8 @@ OpId ScheduleBuilder::send(Rank src, ChunkId src_chunk, Rank dst, ChunkId dst_ch
     throw std::invalid_argument(fmt::format("op {}: chunk {} ({} bytes) does not fit chunk {} ({} bytes)", id,
                                             src_chunk, schedule_.chunks[src_chunk].size, dst_chunk,
                                             schedule_.chunks[dst_chunk].size));
+  if (src == dst && src_chunk == dst_chunk)
+    throw std::invalid_argument(fmt::format("op {}: rank {} combines chunk {} with itself", id, src, src_chunk));
   if (step == 0) throw std::invalid_argument(fmt::format("op {}: steps are 1-based, found step 0", id));
 
   Slot& from = slot(src, src_chunk);

@@ -10,12 +10,23 @@
 
 namespace collsim::sched {
 
+/// What a schedule is for: the collective, N participants, S, the root (broadcast, reduce) and
+/// the number of helper ranks after the participants.
+struct ScheduleHeader {
+  Collective collective = Collective::AllReduce;
+  Rank nranks = 1;
+  Bytes size = 0;
+  Rank root = 0;
+  Rank helpers = 0;
+};
+
 /// Collects ops in program order and derives each op's dependencies from the (rank, chunk) slots
 /// it touches: it waits for the last op that wrote the chunk it sends (read after write), and for
 /// the last writer and every reader since of the chunk it writes (write after write, write after
 /// read). So an op that sends chunk c from rank r waits for every earlier op that delivered c to r.
 /// Errors (rank or chunk out of range, src == dst, chunk sizes that differ, step 0) throw
-/// std::invalid_argument with the op's index in the message.
+/// std::invalid_argument with the op's index in the message. An op from a rank to itself is a
+/// local op and must use two different chunks.
 class ScheduleBuilder {
  public:
   /// Largest nranks × chunks this version materialises (about 1 GB of bookkeeping; N = 4096 for
@@ -23,11 +34,15 @@ class ScheduleBuilder {
   static constexpr std::uint64_t kMaxSlots = std::uint64_t{1} << 24;
 
   /// `chunks` is the cut of every rank's buffer; usually split_even(size, nranks).
-  /// Throws std::length_error when nranks × chunks exceeds kMaxSlots.
-  ScheduleBuilder(Collective collective, Rank nranks, Bytes size, std::vector<Chunk> chunks);
+  /// Throws std::length_error when ranks × chunks exceeds kMaxSlots, std::invalid_argument for
+  /// no participant or a root out of range.
+  ScheduleBuilder(const ScheduleHeader& header, std::vector<Chunk> chunks);
+  ScheduleBuilder(Collective collective, Rank nranks, Bytes size, std::vector<Chunk> chunks)
+      : ScheduleBuilder(ScheduleHeader{collective, nranks, size, 0, 0}, std::move(chunks)) {}
 
   /// Appends "rank src sends its chunk src_chunk to rank dst, which copies or reduces it into
   /// its chunk dst_chunk" at logical step `step` (>= 1). Returns the new op's id.
+  /// Ranks may be participants or helpers.
   OpId send(Rank src, ChunkId src_chunk, Rank dst, ChunkId dst_chunk, Combine combine, std::uint32_t step,
             std::uint16_t channel = 0);
 

@@ -18,25 +18,37 @@
 
 namespace collsim::sched {
 
-/// A logical rank, 0 .. nranks-1.
+/// A logical rank: 0 .. nranks-1 are the collective's participants (on GPUs); nranks ..
+/// nranks+helpers-1 are helpers that hold no input and owe no output (a parameter server on a CPU).
 using Rank = std::uint32_t;
 /// Index of an op in Schedule::ops.
 using OpId = std::uint32_t;
 /// Index of a chunk in Schedule::chunks.
 using ChunkId = std::uint32_t;
 
-/// A byte range of every rank's buffer: [offset, offset + size).
+/// Which buffer of a rank a chunk lies in.
+/// Data: the collective's buffer (input, and output for every collective but all-to-all);
+/// Output: all-to-all's receive buffer; Scratch: temporary space (receive slots of a server).
+enum class Buffer : std::uint8_t { Data, Output, Scratch };
+
+/// A byte range [offset, offset + size) of one buffer, the same on every rank. `part` is the rank
+/// whose share of the buffer holds it: the collective's S is cut into N parts with split_even (the
+/// all-gather input of rank `part`, the reduce-scatter output of rank `part`, the all-to-all block
+/// for or from rank `part`); it is unused by all-reduce, broadcast and reduce.
 struct Chunk {
   Bytes offset = 0;
   Bytes size = 0;
+  Buffer buffer = Buffer::Data;
+  Rank part = 0;
   friend bool operator==(const Chunk&, const Chunk&) = default;
 };
 
 /// What the receiver does with the data: overwrite its chunk, or add the data into it.
 enum class Combine : std::uint8_t { Copy, Reduce };
 
-/// One transfer of a chunk from rank `src` to rank `dst` (src != dst).
-/// `src_chunk` is read at the sender, `dst_chunk` written at the receiver; both have the same size.
+/// One op: rank `src` reads its chunk `src_chunk` and rank `dst` copies or reduces it into its
+/// chunk `dst_chunk` (both chunks have the same size). src != dst is a transfer over the network;
+/// src == dst is a local op on one rank (e.g. a server adding a received buffer into its sum).
 struct Op {
   Rank src = 0;
   Rank dst = 0;
@@ -59,7 +71,9 @@ struct Phase {
 struct Schedule {
   std::string algorithm;       ///< registry name of the algorithm that made it
   Collective collective = Collective::AllReduce;
-  Rank nranks = 0;
+  Rank nranks = 0;             ///< participants
+  Rank helpers = 0;            ///< extra ranks after the participants (see Rank)
+  Rank root = 0;               ///< broadcast and reduce
   Bytes size = 0;              ///< S, as nccl-tests defines it for the collective
   std::uint32_t steps = 0;     ///< the largest op step (0 when there are no ops)
   std::vector<Chunk> chunks;
@@ -72,6 +86,8 @@ struct Schedule {
   [[nodiscard]] std::span<const OpId> deps_of(OpId id) const {
     return std::span<const OpId>(deps).subspan(dep_offsets[id], dep_offsets[id + 1] - dep_offsets[id]);
   }
+  /// Participants and helpers.
+  [[nodiscard]] Rank total_ranks() const noexcept { return nranks + helpers; }
   /// The name of the phase that holds `step`, or "" when none does.
   [[nodiscard]] std::string_view phase_of(std::uint32_t step) const {
     for (const auto& p : phases)
@@ -82,7 +98,7 @@ struct Schedule {
   [[nodiscard]] Bytes op_bytes(OpId id) const { return chunks[ops[id].src_chunk].size; }
 };
 
-/// Cuts `total` bytes into `parts` contiguous chunks of whole bytes: the first total mod parts
+/// Cuts `total` bytes into `parts` contiguous chunks of whole bytes (chunk i has part = i): the first total mod parts
 /// chunks have ceil(total/parts) bytes, the rest floor(total/parts) (so chunks may be empty when
 /// total < parts). Precondition: parts >= 1.
 std::vector<Chunk> split_even(Bytes total, std::uint32_t parts);

@@ -1,0 +1,119 @@
+#include "sim/schedule/collective_spec.hpp"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace collsim::sched {
+
+Bytes effective_size(Collective collective, Rank nranks, Bytes size) noexcept {
+  return collective == Collective::AllToAll ? size / nranks * nranks : size;
+}
+
+CollectiveSpec::CollectiveSpec(const Schedule& s) : schedule_(s) {
+  const Bytes total = effective_size(s.collective, s.nranks, s.size);
+  const auto parts = split_even(total, s.nranks);
+  // All-reduce, broadcast and reduce treat the buffer as one whole; parts name nothing there.
+  const bool parts_matter = s.collective == Collective::ReduceScatter || s.collective == Collective::AllGather ||
+                            s.collective == Collective::AllToAll;
+  const auto check_tiling = [&](Buffer buffer, const char* name) {
+    Bytes next = 0;
+    for (ChunkId c = 0; c < s.chunks.size(); ++c) {
+      const Chunk& ch = s.chunks[c];
+      if (ch.buffer != buffer) continue;
+      if (ch.offset != next)
+        throw std::invalid_argument(fmt::format("{} chunk {} starts at byte {}, expected {} (chunks must tile the buffer in order)",
+                                                name, c, ch.offset, next));
+      next += ch.size;
+      if (!parts_matter) continue;
+      if (ch.part >= s.nranks)
+        throw std::invalid_argument(fmt::format("{} chunk {} names part {}, expected 0..{}", name, c, ch.part, s.nranks - 1));
+      const Chunk& p = parts[ch.part];
+      if (ch.offset < p.offset || ch.offset + ch.size > p.offset + p.size)
+        throw std::invalid_argument(fmt::format("{} chunk {} (bytes {}..{}) lies outside part {} (bytes {}..{})", name,
+                                                c, ch.offset, ch.offset + ch.size, ch.part, p.offset, p.offset + p.size));
+    }
+    if (next != total)
+      throw std::invalid_argument(fmt::format("{} chunks cover {} bytes, expected {}", name, next, total));
+  };
+  check_tiling(Buffer::Data, "data");
+  if (s.collective != Collective::AllToAll) return;
+  check_tiling(Buffer::Output, "output");
+  // Output part q of rank r receives rank q's data block r; block sizes are all floor(S/N).
+  const Bytes block = s.size / s.nranks;
+  alltoall_source_.assign(s.chunks.size(), 0);
+  for (ChunkId o = 0; o < s.chunks.size(); ++o) {
+    if (s.chunks[o].buffer != Buffer::Output || s.chunks[o].size == 0) continue;
+    const Bytes within = s.chunks[o].offset - s.chunks[o].part * block;
+    bool found = false;
+    for (ChunkId c = 0; c < s.chunks.size() && !found; ++c) {
+      const Chunk& d = s.chunks[c];
+      if (d.buffer == Buffer::Data && d.size == s.chunks[o].size && d.offset - d.part * block == within) {
+        alltoall_source_[o] = c;  // the part of c is checked per rank in required()
+        found = true;
+      }
+    }
+    if (!found)
+      throw std::invalid_argument(fmt::format("output chunk {} has no data chunk of the same size and place", o));
+  }
+}
+
+Content CollectiveSpec::everyone(ChunkId chunk) const {
+  Content all;
+  all.reserve(schedule_.nranks);
+  for (Rank q = 0; q < schedule_.nranks; ++q) all.push_back(Contribution{q, chunk});
+  return all;
+}
+
+std::optional<Content> CollectiveSpec::initial(Rank rank, ChunkId chunk) const {
+  const Chunk& ch = schedule_.chunks.at(chunk);
+  if (rank >= schedule_.nranks || ch.buffer != Buffer::Data) return std::nullopt;
+  switch (schedule_.collective) {
+    case Collective::AllGather:
+      if (ch.part != rank) return std::nullopt;
+      break;
+    case Collective::Broadcast:
+      if (rank != schedule_.root) return std::nullopt;
+      break;
+    default:
+      break;
+  }
+  return Content{Contribution{rank, chunk}};
+}
+
+std::optional<Content> CollectiveSpec::required(Rank rank, ChunkId chunk) const {
+  const Chunk& ch = schedule_.chunks.at(chunk);
+  if (rank >= schedule_.nranks || ch.buffer == Buffer::Scratch) return std::nullopt;
+  switch (schedule_.collective) {
+    case Collective::AllReduce:
+      return everyone(chunk);
+    case Collective::ReduceScatter:
+      if (ch.part != rank) return std::nullopt;
+      return everyone(chunk);
+    case Collective::AllGather:
+      return Content{Contribution{ch.part, chunk}};
+    case Collective::Broadcast:
+      return Content{Contribution{schedule_.root, chunk}};
+    case Collective::Reduce:
+      if (rank != schedule_.root) return std::nullopt;
+      return everyone(chunk);
+    case Collective::AllToAll: {
+      if (ch.buffer != Buffer::Output) return std::nullopt;
+      if (ch.size == 0) return std::nullopt;
+      // The sender is rank `part`; the data chunk it sends is the one at the same place in its
+      // block for this rank, which has part == rank.
+      const ChunkId base = alltoall_source_[chunk];
+      const Bytes block = schedule_.size / schedule_.nranks;
+      const Bytes want = schedule_.chunks[base].offset - schedule_.chunks[base].part * block + rank * block;
+      for (ChunkId c = 0; c < schedule_.chunks.size(); ++c) {
+        const Chunk& d = schedule_.chunks[c];
+        if (d.buffer == Buffer::Data && d.part == rank && d.offset == want && d.size == ch.size)
+          return Content{Contribution{ch.part, c}};
+      }
+      return Content{};  // unreachable for a checked table; an empty content never matches
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace collsim::sched

@@ -15,11 +15,16 @@
 
 namespace collsim::algo {
 
-/// What to build: the collective, the number of ranks (>= 1) and S in bytes.
+/// What to build: the collective, the number of ranks (>= 1), S in bytes (as nccl-tests counts
+/// it), and the options some algorithms take.
 struct Request {
   sched::Collective collective = sched::Collective::AllReduce;
   sched::Rank nranks = 1;
   Bytes size = 0;
+  sched::Rank root = 0;                  ///< broadcast, reduce
+  Bytes chunk_size = Bytes{512} << 10;   ///< pipelining unit of tree algorithms (--chunk-size)
+  std::uint32_t ps_shards = 1;           ///< ps: number of servers the keys are spread over
+  bool ps_external_server = false;       ///< ps: servers are helper ranks (nodes outside the GPUs)
 };
 
 struct AlgorithmInfo {

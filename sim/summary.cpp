@@ -38,8 +38,9 @@ Summary summarize(const sched::Schedule& schedule, const topo::Topology& topolog
   if (s.size > 0) s.traffic_factor = static_cast<double>(s.bytes_sent_per_rank_max) / static_cast<double>(s.size);
 
   s.injection_bandwidth = Bandwidth{std::numeric_limits<std::uint64_t>::max()};
-  for (topo::NodeId gpu : rank_to_gpu) s.injection_bandwidth = std::min(s.injection_bandwidth, topology.out_bandwidth(gpu));
-  s.lower_bound = bandwidth_lower_bound(s.collective, s.ranks, s.size, s.injection_bandwidth);
+  for (topo::NodeId gpu : rank_to_gpu.first(schedule.nranks)) s.injection_bandwidth = std::min(s.injection_bandwidth, topology.out_bandwidth(gpu));
+  // A server outside the GPUs (ps --ps-node) lets each GPU send only S: the bound does not apply.
+  if (schedule.helpers == 0) s.lower_bound = bandwidth_lower_bound(s.collective, s.ranks, s.size, s.injection_bandwidth);
 
   // Compare bytes_a / bw_a with bytes_b / bw_b exactly by cross-multiplying.
   for (topo::LinkId l = 0; l < result.links.size(); ++l) {

@@ -29,6 +29,7 @@ struct Summary {
   /// factor · S / B, rounded down to the picosecond, where B is the smallest injection bandwidth
   /// (sum of outgoing link bandwidths) among the GPUs in use and factor the collective's
   /// bandwidth factor (2(N-1)/N for all-reduce; Patarasuk & Yuan 2009). No schedule can beat it.
+  /// 0 when the schedule has helper ranks (a server outside the GPUs), to which it does not apply.
   Time lower_bound{0};
   Bandwidth injection_bandwidth;
   /// The link that needs the most time for its bytes alone (bytes / bandwidth); ties go to the

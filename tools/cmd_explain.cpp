@@ -11,24 +11,20 @@ namespace collsim::cli {
 CLI::App* add_explain(CLI::App& app, ExplainOptions& o) {
   auto* cmd = app.add_subcommand(
       "explain", "Show a schedule step by step: who sends which chunk to whom, and every GPU's buffer after each step");
-  cmd->add_option("--collective", o.collective, "Collective (default allreduce)");
-  cmd->add_option("--algorithm", o.algorithm, "Algorithm (default ring)");
+  o.algorithm.add_to(*cmd);
   cmd->add_option("--ranks", o.ranks, "Number of GPUs, 1 to 26 (named A..Z); default 3");
   cmd->add_option("--elements", o.elements, "Elements in each GPU's buffer, 1 to 100000; default 6");
   return cmd;
 }
 
 int run_explain(const ExplainOptions& o, std::ostream& out) {
-  const auto collective = sched::parse_collective(o.collective);
-  if (!collective)
-    throw UsageError(fmt::format("--collective: found \"{}\", expected one of: {}", o.collective,
-                                 sched::collective_names_list()));
   const std::uint32_t ranks = parse_count("--ranks", o.ranks, 1, 26);
   const std::uint32_t elements = parse_count("--elements", o.elements, 1, 100000);
-  const auto registry = algo::builtin_registry();
-  const algo::AlgorithmInfo& algorithm = registry.find(*collective, o.algorithm);
   // One byte per element: the schedule cuts elements exactly as it cuts bytes.
-  const sched::Schedule schedule = algorithm.build(algo::Request{*collective, ranks, elements});
+  const algo::Request request = o.algorithm.request(ranks, elements);
+  const auto registry = algo::builtin_registry();
+  const algo::AlgorithmInfo& algorithm = registry.find(request.collective, o.algorithm.algorithm);
+  const sched::Schedule schedule = algorithm.build(request);
   out << reports::render_explanation(schedule, reports::explain(schedule));
   return kExitOk;
 }

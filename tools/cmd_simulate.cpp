@@ -1,4 +1,6 @@
 // collsim simulate: predict one collective on one topology.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "algorithms/registry.hpp"
@@ -13,9 +15,7 @@ namespace collsim::cli {
 CLI::App* add_simulate(CLI::App& app, SimulateOptions& o) {
   auto* cmd = app.add_subcommand("simulate", "Predict the time, steps and traffic of one collective on a topology");
   o.topology.add_to(*cmd);
-  cmd->add_option("--collective", o.collective,
-                  "allreduce (default), reducescatter, allgather, broadcast, reduce, alltoall");
-  cmd->add_option("--algorithm", o.algorithm, "Algorithm (default ring; `collsim algorithms` in a later version)");
+  o.algorithm.add_to(*cmd);
   cmd->add_option("--size", o.size,
                   "S in bytes as nccl-tests counts it: 1G, 512K, 1GiB (powers of 1024), 1GB (powers of 1000). "
                   "0 is simulated as pure latency")
@@ -29,18 +29,10 @@ CLI::App* add_simulate(CLI::App& app, SimulateOptions& o) {
 int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err) {
   if (o.format != "table" && o.format != "json" && o.format != "csv")
     throw UsageError(fmt::format("--format: found \"{}\", expected table, json or csv", o.format));
-  const auto collective = sched::parse_collective(o.collective);
-  if (!collective)
-    throw UsageError(fmt::format("--collective: found \"{}\", expected one of: {}", o.collective,
-                                 sched::collective_names_list()));
-  Bytes size = 0;
-  try {
-    size = parse_size(o.size);
-  } catch (const UnitError& e) {
-    throw UsageError(fmt::format("--size: {}", e.what()));
-  }
+  const Bytes size = parse_size_flag("--size", o.size);
+  // Name and collective are checked before the topology is read, so their errors come first.
   const auto registry = algo::builtin_registry();
-  const algo::AlgorithmInfo& algorithm = registry.find(*collective, o.algorithm);
+  const algo::AlgorithmInfo& algorithm = registry.find(o.algorithm.collective_kind(), o.algorithm.algorithm);
 
   const topo::Topology topology = o.topology.load();
   const auto gpus = topology.gpus();
@@ -58,8 +50,16 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     throw UsageError(fmt::format("--network: {}", e.what()));
   }
 
-  const sched::Schedule schedule = algorithm.build(algo::Request{*collective, ranks, size});
-  const auto rank_to_gpu = gpus.first(ranks);
+  const algo::Request request = o.algorithm.request(ranks, size);
+  std::vector<topo::NodeId> rank_to_gpu(gpus.begin(), gpus.begin() + ranks);
+  for (const auto& id : o.algorithm.ps_nodes()) {
+    const auto node = topology.find_node(id);
+    if (!node) throw UsageError(fmt::format("--ps-node: topology {} has no node \"{}\"", topology.name(), id));
+    if (std::find(rank_to_gpu.begin(), rank_to_gpu.end(), *node) != rank_to_gpu.end())
+      throw UsageError(fmt::format("--ps-node: \"{}\" already runs a rank, expected a node outside the ranks", id));
+    rank_to_gpu.push_back(*node);
+  }
+  const sched::Schedule schedule = algorithm.build(request);
   const sim::Result result = sim::run(schedule, topology, rank_to_gpu, *network);
   const sim::Summary summary = sim::summarize(schedule, topology, rank_to_gpu, result, std::string(network->name()));
   const reports::SimulationView view{summary, result, topology, rank_to_gpu};

@@ -12,8 +12,7 @@ namespace collsim::cli {
 
 struct SimulateOptions {
   TopologyOptions topology;
-  std::string collective = "allreduce";
-  std::string algorithm = "ring";
+  AlgorithmOptions algorithm;
   std::string size;
   std::string ranks;
   std::string format = "table";
@@ -23,8 +22,7 @@ CLI::App* add_simulate(CLI::App& app, SimulateOptions& options);
 int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream& err);
 
 struct ExplainOptions {
-  std::string collective = "allreduce";
-  std::string algorithm = "ring";
+  AlgorithmOptions algorithm;
   std::string ranks = "3";
   std::string elements = "6";
 };

@@ -63,6 +63,69 @@ topo::Topology TopologyOptions::load() const {
   return topo::generate_fabric(*f, n, bw, lat);
 }
 
+void AlgorithmOptions::add_to(CLI::App& cmd) {
+  cmd.add_option("--collective", collective,
+                 "allreduce (default), reducescatter, allgather, broadcast, reduce, alltoall (- and _ ignored)");
+  cmd.add_option("--algorithm", algorithm, "Algorithm, default ring; `collsim algorithms` lists them");
+  cmd.add_option("--root", root, "Root rank of broadcast and reduce, default 0");
+  cmd.add_option("--chunk-size", chunk_size,
+                 "Pipeline chunk of tree algorithms, default 512K (K/M/G = powers of 1024, KB/MB/GB of 1000)");
+  cmd.add_option("--ps-shards", ps_shards, "ps: spread the buffer over K servers, default 1 (K = N: colocated)");
+  cmd.add_option("--ps-node", ps_node,
+                 "ps: run the servers on these topology nodes (comma-separated ids, one per shard, e.g. cpu0) "
+                 "instead of on ranks 0..K-1");
+}
+
+std::vector<std::string> AlgorithmOptions::ps_nodes() const {
+  std::vector<std::string> ids;
+  if (ps_node.empty()) return ids;
+  std::string_view rest = ps_node;
+  while (true) {
+    const auto comma = rest.find(',');
+    ids.emplace_back(rest.substr(0, comma));
+    if (ids.back().empty()) throw UsageError(fmt::format("--ps-node: found an empty node id in \"{}\"", ps_node));
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return ids;
+}
+
+sched::Collective AlgorithmOptions::collective_kind() const {
+  const auto c = sched::parse_collective(collective);
+  if (!c)
+    throw UsageError(fmt::format("--collective: found \"{}\", expected one of: {}", collective,
+                                 sched::collective_names_list()));
+  return *c;
+}
+
+algo::Request AlgorithmOptions::request(std::uint32_t nranks, Bytes size) const {
+  algo::Request r{collective_kind(), nranks, size};
+  if (!root.empty()) r.root = parse_count("--root", root, 0, nranks - 1);
+  if (!chunk_size.empty()) {
+    r.chunk_size = parse_size_flag("--chunk-size", chunk_size);
+    if (r.chunk_size == 0) throw UsageError("--chunk-size: found 0, expected at least 1 byte");
+  }
+  if (!ps_shards.empty()) r.ps_shards = parse_count("--ps-shards", ps_shards, 1, nranks);
+  const auto nodes = ps_nodes();
+  if (!nodes.empty()) {
+    if (algorithm != "ps") throw UsageError(fmt::format("--ps-node: only the ps algorithm has servers, not {}", algorithm));
+    if (ps_shards.empty()) r.ps_shards = static_cast<std::uint32_t>(nodes.size());
+    if (nodes.size() != r.ps_shards)
+      throw UsageError(fmt::format("--ps-node: found {} node(s) for {} shard(s), expected one node per shard",
+                                   nodes.size(), r.ps_shards));
+    r.ps_external_server = true;
+  }
+  return r;
+}
+
+Bytes parse_size_flag(std::string_view flag, std::string_view text) {
+  try {
+    return parse_size(text);
+  } catch (const UnitError& e) {
+    throw UsageError(fmt::format("{}: {}", flag, e.what()));
+  }
+}
+
 std::uint32_t parse_count(std::string_view flag, std::string_view text, std::uint32_t min, std::uint32_t max) {
   std::uint64_t v = 0;
   const auto* end = text.data() + text.size();

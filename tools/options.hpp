@@ -5,9 +5,11 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "algorithms/registry.hpp"
 #include "topologies/topology.hpp"
 
 namespace collsim::cli {
@@ -34,6 +36,28 @@ struct TopologyOptions {
   /// Writes the "using the bundled default" notice to `err` when empty().
   void default_notice(std::ostream& err) const;
 };
+
+/// The collective and algorithm flags shared by simulate and explain.
+struct AlgorithmOptions {
+  std::string collective = "allreduce";
+  std::string algorithm = "ring";
+  std::string root;
+  std::string chunk_size;
+  std::string ps_shards;
+  std::string ps_node;
+
+  /// Registers --collective, --algorithm, --root, --chunk-size, --ps-shards, --ps-node on `cmd`.
+  void add_to(CLI::App& cmd);
+  /// The --collective value; throws UsageError listing the valid names.
+  [[nodiscard]] sched::Collective collective_kind() const;
+  /// The request for `nranks` ranks and `size` bytes; throws UsageError naming the flag.
+  [[nodiscard]] algo::Request request(std::uint32_t nranks, Bytes size) const;
+  /// The --ps-node ids, in order (empty without --ps-node).
+  [[nodiscard]] std::vector<std::string> ps_nodes() const;
+};
+
+/// Parses a size given to `flag`; throws UsageError naming the flag.
+Bytes parse_size_flag(std::string_view flag, std::string_view text);
 
 /// Parses a whole number in [min, max] given to `flag`; throws UsageError naming the flag.
 std::uint32_t parse_count(std::string_view flag, std::string_view text, std::uint32_t min, std::uint32_t max);

@@ -82,13 +82,13 @@ std::string render_json(const SimulationView& v) {
 std::string render_csv(const SimulationView& v) {
   const sim::Summary& s = v.summary;
   std::string out =
-      "topology,network,collective,algorithm,ranks,size_bytes,steps,time_us,algbw_GBps,busbw_GBps,"
-      "bytes_sent_per_rank_max,traffic_factor,lower_bound_us,bottleneck_link,events\n";
-  out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(s.topology), s.network,
+      "topology,network,collective,algorithm,ranks,size_bytes,steps,time_us,time_ps,algbw_GBps,busbw_GBps,"
+      "bytes_sent_per_rank_max,traffic_factor,lower_bound_us,injection_bandwidth_GBps,bottleneck_link,events\n";
+  out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(s.topology), s.network,
                      sched::collective_name(s.collective), csv_field(s.algorithm), s.ranks, s.size, s.steps,
-                     format_time_us_exact(s.time), opt_number(s.algbw_GBps), opt_number(s.busbw_GBps),
+                     format_time_us_exact(s.time), s.time.count(), opt_number(s.algbw_GBps), opt_number(s.busbw_GBps),
                      s.bytes_sent_per_rank_max, s.traffic_factor, format_time_us_exact(s.lower_bound),
-                     csv_field(bottleneck_label(v)), s.events);
+                     to_GBps(s.injection_bandwidth), csv_field(bottleneck_label(v)), s.events);
   return out;
 }
 
@@ -96,9 +96,9 @@ std::string render_table(const SimulationView& v) {
   const sim::Summary& s = v.summary;
   sched::Ratio f = sched::bandwidth_factor(s.collective, s.ranks);
   if (const auto g = std::gcd(f.num, f.den); g > 1) f = {f.num / g, f.den / g};
-  std::string out = fmt::format("{} {} of {} ({} B) on {} ranks of {} (network model: {})\n\n", s.algorithm,
-                                sched::collective_name(s.collective), format_size(s.size), s.size, s.ranks, s.topology,
-                                s.network);
+  std::string out = fmt::format("{} {} of {} ({} B) on {} rank{} of {} (network model: {})\n\n", s.algorithm,
+                                sched::collective_name(s.collective), format_size(s.size), s.size, s.ranks,
+                                s.ranks == 1 ? "" : "s", s.topology, s.network);
   const auto row = [&out](std::string_view k, const std::string& val) { out += fmt::format("  {:<22}{}\n", k, val); };
   row("time", format_time(s.time));
   row("lower bound", fmt::format("{}  ({}/{} x S / {} per GPU)", format_time(s.lower_bound), f.num, f.den,
@@ -128,11 +128,12 @@ std::string render_table(const SimulationView& v) {
                        v.result.ranks[r].sent, v.result.ranks[r].received);
   }
 
-  out += fmt::format("\n  {:<28} {:<10} {:>12} {:>16} {:>14} {:>6}\n", "link", "type", "bandwidth", "bytes", "busy",
-                     "util");
   std::vector<topo::LinkId> used;
   for (topo::LinkId l = 0; l < v.result.links.size(); ++l)
     if (v.result.links[l].bytes > 0) used.push_back(l);
+  if (used.empty()) return out + "\n  no link carried data\n";
+  out += fmt::format("\n  {:<28} {:<10} {:>12} {:>16} {:>14} {:>6}\n", "link", "type", "bandwidth", "bytes", "busy",
+                     "util");
   for (std::size_t i = 0; i < used.size(); ++i) {
     if (elided(i, used.size())) {
       if (i == kHead) out += fmt::format("  ... ({} more links; --format json lists every one)\n", used.size() - kHead - kTail);

@@ -12,8 +12,36 @@
 namespace collsim::cli {
 namespace {
 
+// Length of the valid UTF-8 sequence at s[i], or 0 when it is not one.
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  const std::size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k)
+    if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return 0;
+  return n;
+}
+
+// Messages quote what the user typed; escape control characters and broken UTF-8 so that an
+// error stays one readable line.
+std::string one_line(std::string_view msg) {
+  std::string out;
+  for (std::size_t i = 0; i < msg.size();) {
+    const auto b = static_cast<unsigned char>(msg[i]);
+    const std::size_t n = utf8_length(msg, i);
+    if (n == 0 || b < 0x20 || b == 0x7f) {
+      out += b == '\n' ? std::string("\\n") : b == '\t' ? std::string("\\t") : fmt::format("\\x{:02x}", b);
+      ++i;
+    } else {
+      out.append(msg.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
 int fail(std::ostream& err, int code, std::string_view msg) {
-  err << "collsim: error: " << msg << "\n";
+  err << "collsim: error: " << one_line(msg) << "\n";
   return code;
 }
 
@@ -22,6 +50,7 @@ int fail(std::ostream& err, int code, std::string_view msg) {
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CLI::App app{"collsim: predicts how long GPU collectives take on a cluster, and explains why", "collsim"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "collsim " + std::string(kVersion));
   app.set_help_all_flag("--help-all", "Help for every subcommand");
   SimulateOptions simulate;
   ExplainOptions explain;
@@ -46,6 +75,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     return app.exit(e, out, err);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e, out, err);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e, out, err);
   } catch (const CLI::ParseError& e) {
     std::string msg = e.what();
     std::replace(msg.begin(), msg.end(), '\n', ' ');
@@ -64,7 +95,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   } catch (const topo::TopologyError& e) {
     return fail(err, kExitBadInput, e.what());
   } catch (const algo::AlgorithmError& e) {
-    return fail(err, kExitBadInput, e.what());
+    return fail(err, kExitBadInput, fmt::format("--algorithm: {}", e.what()));
   } catch (const std::length_error& e) {
     return fail(err, kExitBadInput, e.what());
   } catch (const std::bad_alloc&) {

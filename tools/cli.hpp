@@ -9,10 +9,12 @@
 namespace collsim::cli {
 
 /// Exit codes: 0 success; 1 a check failed; 2 bad input (flags, files, topologies): one error line
-/// on stderr; 70 an internal error (a bug in collsim).
+/// on stderr; 70 an internal error (a bug in collsim); 74 the output could not be written.
+inline constexpr const char* kVersion = "0.1.0";
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitInternal = 70;
+inline constexpr int kExitOutput = 74;
 
 /// Bad input on the command line; what() names the flag, what was found and what was expected.
 class UsageError : public std::runtime_error {

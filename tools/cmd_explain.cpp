@@ -12,8 +12,8 @@ CLI::App* add_explain(CLI::App& app, ExplainOptions& o) {
   auto* cmd = app.add_subcommand(
       "explain", "Show a schedule step by step: who sends which chunk to whom, and every GPU's buffer after each step");
   o.algorithm.add_to(*cmd);
-  cmd->add_option("--ranks", o.ranks, "Number of GPUs, 1 to 26 (named A..Z); default 3");
-  cmd->add_option("--elements", o.elements, "Elements in each GPU's buffer, 1 to 100000; default 6");
+  add_value(*cmd, "--ranks", o.ranks, "Number of GPUs, 1 to 26 (named A..Z); default 3");
+  add_value(*cmd, "--elements", o.elements, "Elements in each GPU's buffer, 1 to 100000; default 6");
   return cmd;
 }
 

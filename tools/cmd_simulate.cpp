@@ -16,19 +16,20 @@ CLI::App* add_simulate(CLI::App& app, SimulateOptions& o) {
   auto* cmd = app.add_subcommand("simulate", "Predict the time, steps and traffic of one collective on a topology");
   o.topology.add_to(*cmd);
   o.algorithm.add_to(*cmd);
-  cmd->add_option("--size", o.size,
+  add_value(*cmd, "--size", o.size,
                   "S in bytes as nccl-tests counts it: 1G, 512K, 1GiB (powers of 1024), 1GB (powers of 1000). "
-                  "0 is simulated as pure latency")
-      ->required();
-  cmd->add_option("--ranks", o.ranks, "Use the first N GPUs of the topology (default: all)");
-  cmd->add_option("--format", o.format, "table (default), json or csv; json/csv print only the document");
-  cmd->add_option("--network", o.network, "Network model: fifo (one transfer per link and direction at a time)");
+                  "0 is simulated as pure latency");
+  add_value(*cmd, "--ranks", o.ranks, "Use the first N GPUs of the topology (default: all)");
+  add_value(*cmd, "--format", o.format, "table (default), json or csv; json/csv print only the document");
+  add_value(*cmd, "--network", o.network, "Network model: fifo (one transfer per link and direction at a time)");
   return cmd;
 }
 
 int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err) {
   if (o.format != "table" && o.format != "json" && o.format != "csv")
     throw UsageError(fmt::format("--format: found \"{}\", expected table, json or csv", o.format));
+  // Checked here rather than by CLI11, so that a mistyped flag (--siz) is reported as such first.
+  if (o.size.empty()) throw UsageError("--size: missing; give the message size, e.g. --size 1G");
   const Bytes size = parse_size_flag("--size", o.size);
   // Name and collective are checked before the topology is read, so their errors come first.
   const auto registry = algo::builtin_registry();

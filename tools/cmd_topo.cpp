@@ -46,7 +46,8 @@ int run_topo(const TopoOptions& o, std::ostream& out) {
     const auto& l = t.links()[i];
     ++groups[{l.type, l.bandwidth.bits_per_s, l.latency.count(), l.duplex}];
   }
-  out << fmt::format("  links: {} (each carries its bandwidth in each direction)\n", t.links().size() / 2);
+  out << fmt::format("  links: {} (full duplex: the bandwidth in each direction; half: shared by both)\n",
+                     t.links().size() / 2);
   for (const auto& [key, count] : groups) {
     const auto& [type, bits, lat, duplex] = key;
     out << fmt::format("    {:>5} x {:<11} {:>12} per direction, latency {}, {} duplex\n", count,

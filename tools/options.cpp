@@ -10,14 +10,21 @@
 
 namespace collsim::cli {
 
+CLI::Option* add_value(CLI::App& cmd, const std::string& name, std::string& target, const std::string& help) {
+  const CLI::Validator non_empty(
+      [](std::string& value) { return value.empty() ? std::string("found an empty value, expected one") : std::string(); },
+      "", "non-empty");
+  return cmd.add_option(name, target, help)->check(non_empty);
+}
+
 void TopologyOptions::add_to(CLI::App& cmd) {
-  cmd.add_option("topology", spec,
+  add_value(cmd, "topology", spec,
                  fmt::format("Topology JSON file or bundled name (see `collsim topo`); default {}", kDefaultTopology));
-  cmd.add_option("--gpus", gpus, "Generate a fabric of this many GPUs instead of reading a topology (needs --fabric)");
-  cmd.add_option("--fabric", fabric, "Generated fabric: ring | switch | fully-connected");
-  cmd.add_option("--link-bandwidth", link_bandwidth,
+  add_value(cmd, "--gpus", gpus, "Generate a fabric of this many GPUs instead of reading a topology (needs --fabric)");
+  add_value(cmd, "--fabric", fabric, "Generated fabric: ring | switch | fully-connected");
+  add_value(cmd, "--link-bandwidth", link_bandwidth,
                  "Generated links' bandwidth per direction, default 25GB/s (GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s)");
-  cmd.add_option("--link-latency", link_latency, "Generated links' latency, default 1us (ps, ns, us, ms, s)");
+  add_value(cmd, "--link-latency", link_latency, "Generated links' latency, default 1us (ps, ns, us, ms, s)");
 }
 
 bool TopologyOptions::empty() const {
@@ -64,14 +71,14 @@ topo::Topology TopologyOptions::load() const {
 }
 
 void AlgorithmOptions::add_to(CLI::App& cmd) {
-  cmd.add_option("--collective", collective,
+  add_value(cmd, "--collective", collective,
                  "allreduce (default), reducescatter, allgather, broadcast, reduce, alltoall (- and _ ignored)");
-  cmd.add_option("--algorithm", algorithm, "Algorithm, default ring; `collsim algorithms` lists them");
-  cmd.add_option("--root", root, "Root rank of broadcast and reduce, default 0");
-  cmd.add_option("--chunk-size", chunk_size,
+  add_value(cmd, "--algorithm", algorithm, "Algorithm, default ring; `collsim algorithms` lists them");
+  add_value(cmd, "--root", root, "Root rank of broadcast and reduce, default 0");
+  add_value(cmd, "--chunk-size", chunk_size,
                  "Pipeline chunk of tree algorithms, default 512K (K/M/G = powers of 1024, KB/MB/GB of 1000)");
-  cmd.add_option("--ps-shards", ps_shards, "ps: spread the buffer over K servers, default 1 (K = N: colocated)");
-  cmd.add_option("--ps-node", ps_node,
+  add_value(cmd, "--ps-shards", ps_shards, "ps: spread the buffer over K servers, default 1 (K = N: colocated)");
+  add_value(cmd, "--ps-node", ps_node,
                  "ps: run the servers on these topology nodes (comma-separated ids, one per shard, e.g. cpu0) "
                  "instead of on ranks 0..K-1");
 }

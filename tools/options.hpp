@@ -56,6 +56,10 @@ struct AlgorithmOptions {
   [[nodiscard]] std::vector<std::string> ps_nodes() const;
 };
 
+/// Adds an option (or a positional, for a name without dashes) whose value must not be empty:
+/// `--ranks ""` is an error, not "use the default".
+CLI::Option* add_value(CLI::App& cmd, const std::string& name, std::string& target, const std::string& help);
+
 /// Parses a size given to `flag`; throws UsageError naming the flag.
 Bytes parse_size_flag(std::string_view flag, std::string_view text);
 

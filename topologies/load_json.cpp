@@ -50,7 +50,11 @@ class Reader {
   std::string string_at(const json& v, const std::string& path, const char* expected) const {
     if (!v.is_string() || v.get_ref<const std::string&>().empty())
       fail(path, fmt::format("found {}, expected {}", brief(v), expected));
-    return v.get<std::string>();
+    const auto& s = v.get_ref<const std::string&>();
+    // Ids and names end up in tables and one-line messages: no control characters.
+    if (std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+      fail(path, fmt::format("found {}, expected {} without control characters", brief(v), expected));
+    return s;
   }
 
   Bandwidth bandwidth_at(const json& v, const std::string& path) const {
@@ -96,12 +100,51 @@ std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size
   return {line, col};
 }
 
+// Deeper documents are not topologies, and unbounded nesting would exhaust the stack when a value
+// is printed in a message.
+constexpr int kMaxDepth = 32;
+
+// Rejects what nlohmann accepts silently: a key given twice in one object (the last would win)
+// and absurd nesting. Runs as the parser's callback; `keys` holds the keys of each open object.
+class Strictness {
+ public:
+  explicit Strictness(std::string_view where) : where_(where) {}
+  bool operator()(int depth, json::parse_event_t event, json& parsed) {
+    if (depth > kMaxDepth)
+      throw TopologyError(fmt::format("{}: invalid JSON: nested deeper than {} levels", where_, kMaxDepth));
+    switch (event) {
+      case json::parse_event_t::object_start:
+        keys_.emplace_back();
+        break;
+      case json::parse_event_t::object_end:
+        if (!keys_.empty()) keys_.pop_back();
+        break;
+      case json::parse_event_t::key: {
+        const auto& key = parsed.get_ref<const std::string&>();
+        auto& seen = keys_.back();
+        if (std::find(seen.begin(), seen.end(), key) != seen.end())
+          throw TopologyError(fmt::format("{}: invalid JSON: key \"{}\" appears twice in one object, expected it once",
+                                          where_, key));
+        seen.push_back(key);
+        break;
+      }
+      default:
+        break;
+    }
+    return true;
+  }
+
+ private:
+  std::string where_;
+  std::vector<std::vector<std::string>> keys_;
+};
+
 }  // namespace
 
 Topology parse_topology_json(std::string_view text, std::string_view where, std::string default_name) {
   json doc;
   try {
-    doc = json::parse(text);
+    doc = json::parse(text, Strictness(where));
   } catch (const json::parse_error& e) {
     // nlohmann's byte is one past the offending character.
     const auto [line, col] = line_column(text, e.byte == 0 ? 0 : e.byte - 1);
@@ -110,11 +153,17 @@ Topology parse_topology_json(std::string_view text, std::string_view where, std:
       if (auto q = detail.find(": ", p); q != std::string::npos) detail = detail.substr(q + 2);
     }
     throw TopologyError(fmt::format("{}:{}:{}: invalid JSON: {}", where, line, col, detail));
+  } catch (const json::exception& e) {
+    // e.g. out_of_range 406, a number too large for a double: no position is given.
+    std::string detail = e.what();
+    if (auto p = detail.find("] "); p != std::string::npos) detail = detail.substr(p + 2);
+    throw TopologyError(fmt::format("{}: invalid JSON: {}", where, detail));
   }
 
   Reader rd(where);
   if (!doc.is_object()) rd.fail("", fmt::format("found {}, expected an object with \"nodes\" and \"links\"", brief(doc)));
   rd.only_keys(doc, "", {"$schema", "name", "description", "nodes", "links"});
+  if (auto it = doc.find("$schema"); it != doc.end()) (void)rd.string_at(*it, "/$schema", "a string (the schema's URL)");
   std::string name = std::move(default_name);
   if (auto it = doc.find("name"); it != doc.end()) name = rd.string_at(*it, "/name", "a non-empty string");
   std::string description;
@@ -137,8 +186,8 @@ Topology parse_topology_json(std::string_view text, std::string_view where, std:
     const auto t = parse_node_type(type);
     if (!t) rd.fail(path + "/type", fmt::format("found \"{}\", expected one of: {}", type, node_type_names()));
     node.type = *t;
-    if (auto it = jn.find("model"); it != jn.end()) node.model = rd.string_at(*it, path + "/model", "a string");
-    if (auto it = jn.find("host"); it != jn.end()) node.host = rd.string_at(*it, path + "/host", "a string");
+    if (auto it = jn.find("model"); it != jn.end()) node.model = rd.string_at(*it, path + "/model", "a non-empty string");
+    if (auto it = jn.find("host"); it != jn.end()) node.host = rd.string_at(*it, path + "/host", "a non-empty string");
     if (!index.emplace(node.id, static_cast<NodeId>(nodes.size())).second)
       rd.fail(path + "/id", fmt::format("duplicate node id \"{}\", expected ids to be unique", node.id));
     nodes.push_back(std::move(node));

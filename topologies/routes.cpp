@@ -13,7 +13,7 @@ const Route& RouteCache::get(NodeId from, NodeId to) {
   r.bottleneck = Bandwidth{std::numeric_limits<std::uint64_t>::max()};
   for (LinkId id : r.links) {
     const Link& l = topology_.link(id);
-    r.latency += l.latency;
+    r.latency = checked_add(r.latency, l.latency);
     r.bottleneck = std::min(r.bottleneck, l.bandwidth);
   }
   return routes_.emplace(key, std::move(r)).first->second;

@@ -104,8 +104,19 @@ Topology::Topology(std::string name, std::string description, std::vector<Node> 
     const std::uint32_t shared = s.duplex == Duplex::Half ? ab : ab + 1;
     links_.push_back(Link{s.a, s.b, s.type, s.bandwidth, s.latency, s.duplex, ab});
     links_.push_back(Link{s.b, s.a, s.type, s.bandwidth, s.latency, s.duplex, shared});
+    out_links_.resize(n);
+    out_links_[s.a].push_back(ab);
+    out_links_[s.b].push_back(ab + 1);
     boost::add_edge(s.a, s.b, ab, graph_->g);
     boost::add_edge(s.b, s.a, ab + 1, graph_->g);
+  }
+
+  out_links_.resize(n);
+  out_bandwidth_.assign(n, Bandwidth{0});
+  for (const Link& l : links_) {
+    auto& sum = out_bandwidth_[l.from].bits_per_s;
+    sum = l.bandwidth.bits_per_s > std::numeric_limits<std::uint64_t>::max() - sum ? std::numeric_limits<std::uint64_t>::max()
+                                                                                : sum + l.bandwidth.bits_per_s;
   }
 
   // Every GPU must reach every other; links are bidirectional, so one search from the first GPU
@@ -135,15 +146,13 @@ std::string Topology::link_label(LinkId id) const {
   return nodes_[l.from].id + "->" + nodes_[l.to].id;
 }
 
-Bandwidth Topology::out_bandwidth(NodeId node) const {
-  std::uint64_t sum = 0;
-  for (const Link& l : links_)
-    if (l.from == node) sum += l.bandwidth.bits_per_s;
-  return Bandwidth{sum};
-}
+Bandwidth Topology::out_bandwidth(NodeId node) const { return out_bandwidth_.at(node); }
 
 std::vector<LinkId> Topology::shortest_route(NodeId from, NodeId to) const {
   if (from == to) return {};
+  // One hop is always the fewest; there is at most one link per pair.
+  for (LinkId l : out_links_.at(from))
+    if (links_[l].to == to) return {l};
   const auto n = nodes_.size();
   const auto& g = graph_->g;
   std::vector<Cost> dist(n);

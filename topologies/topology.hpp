@@ -98,12 +98,13 @@ class Topology {
   /// "gpu0->nvswitch": the link's endpoints, for reports.
   [[nodiscard]] std::string link_label(LinkId id) const;
 
-  /// Sum of the bandwidths of the links leaving `node` (the injection bandwidth of a GPU).
+  /// Sum of the bandwidths of the links leaving `node` (the injection bandwidth of a GPU). O(1).
   [[nodiscard]] Bandwidth out_bandwidth(NodeId node) const;
 
   /// The shortest route from `from` to `to` as directed links: fewest hops, then least summed
   /// latency, ties broken by link order in the file (Boost.Graph Dijkstra with a lexicographic
-  /// weight). Empty when from == to. Throws TopologyError when `to` cannot be reached.
+  /// weight; a direct link is taken without a search). Empty when from == to. Throws
+  /// TopologyError when `to` cannot be reached.
   [[nodiscard]] std::vector<LinkId> shortest_route(NodeId from, NodeId to) const;
 
  private:
@@ -113,6 +114,8 @@ class Topology {
   std::vector<Node> nodes_;
   std::vector<Link> links_;
   std::vector<NodeId> gpus_;
+  std::vector<std::vector<LinkId>> out_links_;  // by node, in link order
+  std::vector<Bandwidth> out_bandwidth_;        // by node
   std::unique_ptr<Graph> graph_;
 };
 

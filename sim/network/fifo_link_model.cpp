@@ -23,9 +23,9 @@ void FifoLinkModel::try_start(Time now, TransferId id, WakeQueue& queue) {
     if (queues_[topology_.link(l).resource].front() != id) return;
   t.active = true;
   const Time duration =
-      t.route->links.empty() ? Time{0} : t.route->latency + transfer_time(t.bytes, t.route->bottleneck);
-  for (topo::LinkId l : t.route->links) busy_[l] += duration;
-  queue.wake_at(now + duration, id);
+      t.route->links.empty() ? Time{0} : checked_add(t.route->latency, transfer_time(t.bytes, t.route->bottleneck));
+  for (topo::LinkId l : t.route->links) busy_[l] = checked_add(busy_[l], duration);
+  queue.wake_at(checked_add(now, duration), id);
 }
 
 void FifoLinkModel::wake(Time now, std::uint64_t token, WakeQueue& queue, std::vector<TransferId>& finished) {

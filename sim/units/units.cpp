@@ -168,8 +168,16 @@ Time transfer_time(Bytes bytes, Bandwidth bw) {
   const u128 num = static_cast<u128>(bytes) * 8u * 1'000'000'000'000u;
   const u128 ps = (num + bw.bits_per_s - 1) / bw.bits_per_s;
   if (ps > static_cast<u128>(std::numeric_limits<std::int64_t>::max()))
-    throw UnitError(fmt::format("transfer of {} bytes takes longer than the simulated clock can hold", bytes));
+    throw UnitError(fmt::format("a transfer of {} bytes at {} takes longer than the simulated clock holds "
+                                "(2^63 ps, about 106 days)", bytes, format_bandwidth(bw)));
   return Time{static_cast<std::int64_t>(ps)};
+}
+
+Time checked_add(Time a, Time b) {
+  if (b > Time{0} && a > Time::max() - b)
+    throw UnitError("the simulated time passes the clock's end (2^63 ps, about 106 days); use a smaller size, "
+                    "faster links or shorter latencies");
+  return a + b;
 }
 
 Bytes parse_size(std::string_view text) {
@@ -214,6 +222,8 @@ Bandwidth parse_bandwidth(std::string_view text) {
       {"Ki", 1024}, {"Mi", 1024 * 1024}, {"Gi", 1024 * 1024 * 1024}, {"Ti", u128{1024} * 1024 * 1024 * 1024},
   }};
   const auto prefix = bits != 0 ? lookup(u, kPrefixes) : std::nullopt;
+  if (unit.empty())
+    throw UnitError(fmt::format("missing bandwidth unit in \"{}\": expected e.g. {}", text, example));
   if (!prefix)
     throw UnitError(fmt::format("unknown bandwidth unit \"{}\" in \"{}\": expected B/s or b/s with an "
                                 "optional prefix K, M, G, T (decimal) or Ki, Mi, Gi, Ti, e.g. {}",
@@ -224,7 +234,9 @@ Bandwidth parse_bandwidth(std::string_view text) {
   // Round half up to the nearest bit per second.
   const u128 rounded = v->first + (2 * v->second >= d.den ? 1 : 0);
   if (rounded == 0)
-    throw UnitError(fmt::format("expected a positive bandwidth such as {}, found \"{}\"", example, text));
+    throw UnitError(v->first == 0 && v->second == 0
+                        ? fmt::format("expected a positive bandwidth such as {}, found \"{}\"", example, text)
+                        : fmt::format("bandwidth \"{}\" rounds to 0 bits/s; expected at least 0.5 b/s", text));
   return Bandwidth{static_cast<std::uint64_t>(rounded)};
 }
 

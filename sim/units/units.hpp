@@ -42,6 +42,10 @@ class UnitError : public std::runtime_error {
 /// Precondition: bw.bits_per_s > 0. Throws UnitError if the result does not fit in Time.
 Time transfer_time(Bytes bytes, Bandwidth bw);
 
+/// a + b for non-negative times; throws UnitError when the sum passes the simulated clock's
+/// end (2^63-1 ps, about 106 days) instead of wrapping around.
+Time checked_add(Time a, Time b);
+
 /// Parses a size such as "1G" (2^30), "512KiB", "1.5M", "4GB" (4e9), "6", "100B".
 /// Negative, non-numeric, fractional-byte and out-of-range values throw UnitError.
 Bytes parse_size(std::string_view text);

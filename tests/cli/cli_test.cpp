@@ -168,3 +168,42 @@ TEST_CASE("help exits 0", "[cli]") {
   CHECK(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("--size"));
 }
+
+// Found by a newcomer's review.
+TEST_CASE("overflowing the simulated clock is bad input, not an internal error", "[cli][errors]") {
+  check_bad_input({"simulate", "--size", "18446744073709551615"}, "clock");
+  check_bad_input({"simulate", "--gpus", "4", "--fabric", "ring", "--size", "1M", "--link-bandwidth", "1b/s"}, "clock");
+  check_bad_input({"simulate", "--gpus", "4", "--fabric", "switch", "--size", "0", "--link-latency", "1000000s"}, "clock");
+}
+
+TEST_CASE("errors stay on one line whatever was typed", "[cli][errors]") {
+  check_bad_input({"simulate", "--size", "1\n2"}, "\"1\\n2\"");
+  check_bad_input({"simulate", "--size", "1M", "--algorithm", "ri\tng\xff"}, "ri\\tng\\xff");
+}
+
+TEST_CASE("an empty flag value is an error, not the default", "[cli][errors]") {
+  check_bad_input({"simulate", "--size", "1M", "--ranks", ""}, "--ranks");
+  check_bad_input({"simulate", "", "--size", "1M"}, "topology");
+  check_bad_input({"simulate", "--gpus", "4", "--fabric", "ring", "--link-bandwidth", "", "--size", "1M"},
+                  "--link-bandwidth");
+  check_bad_input({"simulate", "--size", ""}, "--size");
+}
+
+TEST_CASE("a mistyped flag is named even when a required one is missing", "[cli][errors]") {
+  check_bad_input({"simulate", "--siz", "1M"}, "--siz");
+}
+
+TEST_CASE("collsim --version prints the version", "[cli]") {
+  const auto r = run_collsim({"--version"});
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("collsim "));
+}
+
+TEST_CASE("CSV holds every scalar of the JSON", "[cli]") {
+  const auto csv = run_collsim({"simulate", "dgx-a100", "--size", "1M", "--format", "csv"});
+  const auto json = nlohmann::json::parse(run_collsim({"simulate", "dgx-a100", "--size", "1M", "--format", "json"}).out);
+  REQUIRE(csv.code == 0);
+  const std::string header = csv.out.substr(0, csv.out.find('\n'));
+  for (const auto& [key, value] : json.items())
+    if (!value.is_structured()) CHECK_THAT(header, Catch::Contains(key));
+}

@@ -480,3 +480,25 @@ TEST_CASE("a node no GPU route reaches has no route", "[topology][routes]") {
   CHECK_THROWS_AS(cache.get(node_id(t, "a"), node_id(t, "s")), TopologyError);
   CHECK_THROWS_WITH(t.shortest_route(node_id(t, "a"), node_id(t, "s")), Contains("\"s\""));
 }
+
+// Found by a newcomer's review: inputs that nlohmann accepts silently or that crashed the loader.
+TEST_CASE("the loader rejects duplicate keys, absurd nesting, huge numbers and control characters", "[topology][errors]") {
+  using collsim::topo::TopologyError;
+  const auto load = [](const std::string& text) { return collsim::topo::parse_topology_json(text, "t.json", "t"); };
+  // The last of two keys would silently win.
+  CHECK_THROWS_WITH(load(R"({"nodes":[{"id":"g0","type":"gpu"}],"links":[],"links":[]})"),
+                    Catch::Contains("t.json") && Catch::Contains("\"links\" appears twice"));
+  CHECK_THROWS_WITH(load(R"({"nodes":[{"id":"g0","type":"gpu","id":"g1"}],"links":[]})"),
+                    Catch::Contains("\"id\" appears twice"));
+  // 100000 nested arrays crashed (stack overflow while printing the value in the message).
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  CHECK_THROWS_WITH(load(deep), Catch::Contains("t.json") && Catch::Contains("nested deeper"));
+  CHECK_THROWS_WITH(load(R"({"name":)" + deep + "}"), Catch::Contains("nested deeper"));
+  // A number beyond double range is a JSON error, not an internal one.
+  CHECK_THROWS_AS(load(R"({"nodes":[{"id":"g0","type":"gpu"},{"id":"g1","type":"gpu"}],
+    "links":[{"from":"g0","to":"g1","type":"nvlink","bandwidth":1e999,"latency":"1us"}]})"), TopologyError);
+  // Ids end up in one-line messages and tables.
+  CHECK_THROWS_WITH(load("{\"nodes\":[{\"id\":\"g\\n0\",\"type\":\"gpu\"}],\"links\":[]}"),
+                    Catch::Contains("/nodes/0/id") && Catch::Contains("control characters"));
+  CHECK_THROWS_WITH(load(R"({"$schema":5,"nodes":[{"id":"g0","type":"gpu"}],"links":[]})"), Catch::Contains("/$schema"));
+}

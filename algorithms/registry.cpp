@@ -4,7 +4,16 @@
 
 #include <fmt/format.h>
 
+#include "algorithms/direct_allgather.hpp"
+#include "algorithms/direct_allreduce.hpp"
+#include "algorithms/direct_alltoall.hpp"
+#include "algorithms/direct_reduce_scatter.hpp"
+#include "algorithms/ring_allgather.hpp"
 #include "algorithms/ring_allreduce.hpp"
+#include "algorithms/ring_alltoall.hpp"
+#include "algorithms/ring_broadcast.hpp"
+#include "algorithms/ring_reduce.hpp"
+#include "algorithms/ring_reduce_scatter.hpp"
 
 namespace collsim::algo {
 
@@ -42,6 +51,32 @@ const AlgorithmInfo& AlgorithmRegistry::find(sched::Collective collective, std::
 void register_builtin_algorithms(AlgorithmRegistry& registry) {
   registry.add({"ring", sched::Collective::AllReduce,
                 "ring reduce-scatter then ring all-gather, 2(N-1) steps (Patarasuk & Yuan 2009)", &build_ring_allreduce});
+  registry.add({"ring", sched::Collective::ReduceScatter,
+                "each part travels once round the ring, gathering sums, N-1 steps (Patarasuk & Yuan 2009)",
+                &build_ring_reduce_scatter});
+  registry.add({"ring", sched::Collective::AllGather,
+                "each part travels once round the ring, N-1 steps (Patarasuk & Yuan 2009)",
+                &build_ring_allgather});
+  registry.add({"ring", sched::Collective::Broadcast,
+                "pipelined chain from the root in ring order, N-1 + chunks-1 steps (NCCL ring broadcast)",
+                &build_ring_broadcast});
+  registry.add({"ring", sched::Collective::Reduce,
+                "pipelined chain in ring order ending at the root, N-1 + chunks-1 steps (NCCL ring reduce)",
+                &build_ring_reduce});
+  registry.add({"ring", sched::Collective::AllToAll,
+                "store-and-forward to the ring successor, N-1 steps, N(N-1)/2 blocks per rank (Grama et al. 2003)",
+                &build_ring_alltoall});
+  registry.add({"direct", sched::Collective::AllReduce,
+                "direct reduce-scatter then direct all-gather, 2 steps (TensorRT-LLM two-shot all-reduce)",
+                &build_direct_allreduce});
+  registry.add({"direct", sched::Collective::ReduceScatter,
+                "every rank sends part q to rank q, which reduces, 1 step (MPICH pairwise, all at once)",
+                &build_direct_reduce_scatter});
+  registry.add({"direct", sched::Collective::AllGather, "every rank sends its part to every peer, 1 step",
+                &build_direct_allgather});
+  registry.add({"direct", sched::Collective::AllToAll,
+                "every rank sends block q to rank q, 1 step (MPICH medium-message all-to-all, nccl-tests)",
+                &build_direct_alltoall});
 }
 
 AlgorithmRegistry builtin_registry() {

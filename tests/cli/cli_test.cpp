@@ -105,7 +105,9 @@ TEST_CASE("simulate --ranks N uses the first N GPUs", "[cli]") {
 TEST_CASE("collective names accept hyphens and underscores", "[cli]") {
   for (const char* name : {"allreduce", "all-reduce", "all_reduce", "AllReduce"})
     CHECK(run_collsim({"simulate", "--collective", name, "--size", "1K", "--format", "csv"}).code == 0);
-  check_bad_input({"simulate", "--collective", "allgather", "--size", "1K"}, "not supported yet");
+  CHECK(run_collsim({"simulate", "--collective", "all-gather", "--size", "1K", "--format", "csv"}).code == 0);
+  check_bad_input({"simulate", "--collective", "broadcast", "--algorithm", "direct", "--size", "1K"},
+                  "not supported yet");
 }
 
 TEST_CASE("explain prints the seed's example", "[cli][seed]") {

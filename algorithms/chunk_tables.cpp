@@ -1,0 +1,43 @@
+#include "algorithms/chunk_tables.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "sim/schedule/builder.hpp"
+
+namespace collsim::algo {
+
+std::uint64_t pipeline_chunk_count(Bytes size, Bytes chunk_size) {
+  if (chunk_size == 0) throw std::invalid_argument("the pipeline chunk size must be at least 1 byte");
+  return std::max<std::uint64_t>(1, size / chunk_size + (size % chunk_size != 0 ? 1 : 0));
+}
+
+std::vector<sched::Chunk> pipeline_chunks(Bytes size, Bytes chunk_size) {
+  const std::uint64_t count = pipeline_chunk_count(size, chunk_size);
+  // Checked here, before allocating: a tiny chunk size on a large message would otherwise ask
+  // for billions of chunks before the builder could refuse them.
+  if (count > sched::ScheduleBuilder::kMaxSlots)
+    throw std::length_error(fmt::format("{} bytes in chunks of {} bytes make {} pipeline chunks; at most {} are "
+                                        "supported",
+                                        size, chunk_size, count, sched::ScheduleBuilder::kMaxSlots));
+  std::vector<sched::Chunk> chunks;
+  chunks.reserve(count);
+  for (std::uint64_t c = 0; c < count; ++c) {
+    const Bytes offset = c * chunk_size;
+    chunks.push_back(sched::Chunk{offset, std::min(chunk_size, size - offset), sched::Buffer::Data, 0});
+  }
+  return chunks;
+}
+
+std::vector<sched::Chunk> alltoall_chunks(sched::Rank nranks, Bytes size) {
+  const Bytes block = size / nranks;
+  std::vector<sched::Chunk> chunks;
+  chunks.reserve(2 * std::size_t{nranks});
+  for (sched::Rank j = 0; j < nranks; ++j) chunks.push_back(sched::Chunk{j * block, block, sched::Buffer::Data, j});
+  for (sched::Rank j = 0; j < nranks; ++j) chunks.push_back(sched::Chunk{j * block, block, sched::Buffer::Output, j});
+  return chunks;
+}
+
+}  // namespace collsim::algo

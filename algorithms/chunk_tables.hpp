@@ -1,0 +1,36 @@
+// Chunk tables shared by several algorithms: a message cut into pipeline chunks (NCCL's chunkSize:
+// a rank forwards chunk c while it receives chunk c+1), and the all-to-all blocks.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/schedule/schedule.hpp"
+
+namespace collsim::algo {
+
+/// Number of pipeline chunks of a `size`-byte message cut into pieces of `chunk_size` bytes:
+/// ceil(size / chunk_size), and at least 1 (an empty message, or one of chunk_size bytes or less,
+/// moves as a single unpipelined chunk). Throws std::invalid_argument when chunk_size is 0.
+std::uint64_t pipeline_chunk_count(Bytes size, Bytes chunk_size);
+
+/// The data buffer of `size` bytes cut into pipeline_chunk_count(size, chunk_size) chunks, in order:
+/// chunk c covers [c·chunk_size, min((c+1)·chunk_size, size)), so only the last may be shorter
+/// (as NCCL cuts it). Chunks have part 0: the whole-buffer collectives (broadcast, reduce,
+/// all-reduce) ignore parts. Throws std::invalid_argument when chunk_size is 0, std::length_error
+/// when there would be more than ScheduleBuilder::kMaxSlots chunks.
+std::vector<sched::Chunk> pipeline_chunks(Bytes size, Bytes chunk_size);
+
+/// The all-to-all chunk table for N = `nranks` ranks and S = `size`: with B = floor(S/N), chunk j
+/// (0 <= j < N) is data block j, bytes [j·B, (j+1)·B) of the send buffer (part j: the block for
+/// rank j), and chunk N+j is output block j, the same bytes of the receive buffer (part j: the
+/// block from rank j). The S mod N bytes past N·B are not moved (nccl-tests counts per peer).
+/// Precondition: nranks >= 1.
+std::vector<sched::Chunk> alltoall_chunks(sched::Rank nranks, Bytes size);
+
+/// Id of data block `j` in an alltoall_chunks table (the block rank j receives).
+constexpr sched::ChunkId alltoall_data_chunk(sched::Rank j) noexcept { return j; }
+/// Id of output block `j` in an alltoall_chunks table of `nranks` ranks (the block from rank j).
+constexpr sched::ChunkId alltoall_output_chunk(sched::Rank nranks, sched::Rank j) noexcept { return nranks + j; }
+
+}  // namespace collsim::algo

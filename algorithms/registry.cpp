@@ -4,7 +4,11 @@
 
 #include <fmt/format.h>
 
+#include "algorithms/double_tree_allreduce.hpp"
 #include "algorithms/ring_allreduce.hpp"
+#include "algorithms/tree_allreduce.hpp"
+#include "algorithms/tree_broadcast.hpp"
+#include "algorithms/tree_reduce.hpp"
 
 namespace collsim::algo {
 
@@ -42,6 +46,18 @@ const AlgorithmInfo& AlgorithmRegistry::find(sched::Collective collective, std::
 void register_builtin_algorithms(AlgorithmRegistry& registry) {
   registry.add({"ring", sched::Collective::AllReduce,
                 "ring reduce-scatter then ring all-gather, 2(N-1) steps (Patarasuk & Yuan 2009)", &build_ring_allreduce});
+  registry.add({"tree", sched::Collective::AllReduce,
+                "NCCL's binary tree (ncclGetBtree): pipelined reduce to rank 0 then broadcast, 2ceil(log2 N)+C-1 steps",
+                &build_tree_allreduce});
+  registry.add({"tree", sched::Collective::Reduce,
+                "NCCL's binary tree (ncclGetBtree) rooted at the root: pipelined reduce, ceil(log2 N)+C-1 steps",
+                &build_tree_reduce});
+  registry.add({"tree", sched::Collective::Broadcast,
+                "NCCL's binary tree (ncclGetBtree) rooted at the root: pipelined broadcast, ceil(log2 N)+C-1 steps",
+                &build_tree_broadcast});
+  registry.add({"double-tree", sched::Collective::AllReduce,
+                "NCCL's double binary tree (ncclGetDtree): half the buffer on each tree, 2ceil(log2 N)+ceil(C/2)-1 steps",
+                &build_double_tree_allreduce});
 }
 
 AlgorithmRegistry builtin_registry() {

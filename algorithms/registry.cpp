@@ -1,19 +1,23 @@
-#include "algorithms/registry.hpp"
-
-#include <algorithm>
-
-#include <fmt/format.h>
-
 #include "algorithms/direct_allgather.hpp"
 #include "algorithms/direct_allreduce.hpp"
 #include "algorithms/direct_alltoall.hpp"
 #include "algorithms/direct_reduce_scatter.hpp"
+#include "algorithms/double_tree_allreduce.hpp"
+#include "algorithms/registry.hpp"
 #include "algorithms/ring_allgather.hpp"
 #include "algorithms/ring_allreduce.hpp"
 #include "algorithms/ring_alltoall.hpp"
 #include "algorithms/ring_broadcast.hpp"
 #include "algorithms/ring_reduce.hpp"
 #include "algorithms/ring_reduce_scatter.hpp"
+#include "algorithms/tree_allreduce.hpp"
+#include "algorithms/tree_broadcast.hpp"
+#include "algorithms/tree_reduce.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
 
 namespace collsim::algo {
 
@@ -77,6 +81,18 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
   registry.add({"direct", sched::Collective::AllToAll,
                 "every rank sends block q to rank q, 1 step (MPICH medium-message all-to-all, nccl-tests)",
                 &build_direct_alltoall});
+  registry.add({"tree", sched::Collective::AllReduce,
+                "NCCL's binary tree (ncclGetBtree): pipelined reduce to rank 0 then broadcast, 2ceil(log2 N)+C-1 steps",
+                &build_tree_allreduce});
+  registry.add({"tree", sched::Collective::Reduce,
+                "NCCL's binary tree (ncclGetBtree) rooted at the root: pipelined reduce, ceil(log2 N)+C-1 steps",
+                &build_tree_reduce});
+  registry.add({"tree", sched::Collective::Broadcast,
+                "NCCL's binary tree (ncclGetBtree) rooted at the root: pipelined broadcast, ceil(log2 N)+C-1 steps",
+                &build_tree_broadcast});
+  registry.add({"double-tree", sched::Collective::AllReduce,
+                "NCCL's double binary tree (ncclGetDtree): half the buffer on each tree, 2ceil(log2 N)+ceil(C/2)-1 steps",
+                &build_double_tree_allreduce});
 }
 
 AlgorithmRegistry builtin_registry() {

@@ -1,0 +1,109 @@
+#include "algorithms/tree_pipeline.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace collsim::algo {
+namespace {
+
+// Ranks level by level, in rank order within a level: `down` from the root (parents before
+// children), `up` from the deepest level (children before parents).
+struct Levels {
+  std::vector<sched::Rank> down;
+  std::vector<sched::Rank> up;
+  std::vector<std::uint32_t> depth;
+  std::uint32_t height = 0;
+};
+
+Levels levels_of(const Tree& tree) {
+  Levels l;
+  l.depth = tree_depths(tree);
+  l.down.resize(tree.nodes.size());
+  for (sched::Rank r = 0; r < l.down.size(); ++r) l.down[r] = r;
+  l.up = l.down;
+  std::stable_sort(l.down.begin(), l.down.end(), [&](sched::Rank a, sched::Rank b) { return l.depth[a] < l.depth[b]; });
+  std::stable_sort(l.up.begin(), l.up.end(), [&](sched::Rank a, sched::Rank b) { return l.depth[a] > l.depth[b]; });
+  l.height = l.depth[l.up.front()];
+  return l;
+}
+
+// Chunk `c` (pipeline index i) goes up: deepest ranks first, so each rank has its children's data
+// before it sends. A rank's first child reduces into its chunk, its second into its scratch chunk,
+// which the rank then adds into its own chunk.
+void emit_up(sched::ScheduleBuilder& b, const Tree& tree, const Levels& l, sched::ChunkId c, std::uint32_t i,
+             const TreeShare& share) {
+  const sched::ChunkId scratch = c + share.scratch_offset;
+  for (sched::Rank r : l.up) {
+    const TreeNode& node = tree.nodes[r];
+    const std::uint32_t d = l.depth[r];
+    // Children sent in step i + height - d; the local add belongs to that step.
+    if (node.child_count() == 2) b.send(r, scratch, r, c, sched::Combine::Reduce, i + l.height - d, share.channel);
+    if (node.parent == kNoRank) continue;
+    const TreeNode& parent = tree.nodes[node.parent];
+    const bool second = parent.children[1] == r;
+    b.send(r, c, node.parent, second ? scratch : c, second ? sched::Combine::Copy : sched::Combine::Reduce,
+           i + l.height - d + 1, share.channel);
+  }
+}
+
+// Chunk `c` (pipeline index i) goes down from the root, parents first; `base` is the step before
+// the root's first send (0 for broadcast, the height for all-reduce).
+void emit_down(sched::ScheduleBuilder& b, const Tree& tree, const Levels& l, sched::ChunkId c, std::uint32_t i,
+               std::uint32_t base, const TreeShare& share) {
+  for (sched::Rank r : l.down)
+    for (sched::Rank child : tree.nodes[r].children)
+      if (child != kNoRank) b.send(r, c, child, c, sched::Combine::Copy, base + i + l.depth[r] + 1, share.channel);
+}
+
+}  // namespace
+
+std::vector<sched::Chunk> pipeline_chunks(Bytes offset, Bytes size, Bytes chunk_size) {
+  if (chunk_size == 0) throw std::invalid_argument("the pipeline chunk size must be at least 1 byte");
+  std::vector<sched::Chunk> chunks;
+  chunks.reserve(static_cast<std::size_t>(std::max<Bytes>(1, (size + chunk_size - 1) / chunk_size)));
+  Bytes done = 0;
+  do {
+    const Bytes n = std::min(chunk_size, size - done);
+    chunks.push_back(sched::Chunk{offset + done, n, sched::Buffer::Data, 0});
+    done += n;
+  } while (done < size);
+  return chunks;
+}
+
+void add_scratch_chunks(std::vector<sched::Chunk>& chunks) {
+  const std::size_t n = chunks.size();
+  chunks.reserve(2 * n);
+  for (std::size_t c = 0; c < n; ++c) {
+    sched::Chunk s = chunks[c];
+    s.buffer = sched::Buffer::Scratch;
+    chunks.push_back(s);
+  }
+}
+
+bool needs_scratch(const Tree& tree) {
+  return std::any_of(tree.nodes.begin(), tree.nodes.end(), [](const TreeNode& n) { return n.child_count() == 2; });
+}
+
+void emit_tree_flow(sched::ScheduleBuilder& b, const Tree& tree, TreeFlow flow, const TreeShare& share) {
+  if (tree.nodes.size() <= 1) return;
+  const Levels l = levels_of(tree);
+  for (std::uint32_t i = 0; i < share.count; ++i) {
+    const sched::ChunkId c = share.first + i;
+    if (flow != TreeFlow::Broadcast) emit_up(b, tree, l, c, i, share);
+    if (flow != TreeFlow::Reduce) emit_down(b, tree, l, c, i, flow == TreeFlow::AllReduce ? l.height : 0, share);
+  }
+}
+
+std::uint32_t tree_flow_steps(TreeFlow flow, std::uint32_t height, std::uint32_t chunks) noexcept {
+  if (height == 0) return 0;
+  return (flow == TreeFlow::AllReduce ? 2 * height : height) + chunks - 1;
+}
+
+void add_allreduce_phases(sched::ScheduleBuilder& b, std::uint32_t height, std::uint32_t chunks) {
+  if (height == 0) return;
+  b.add_phase("reduce", 1, height);
+  if (chunks > 1) b.add_phase("reduce + broadcast", height + 1, height + chunks - 1);
+  b.add_phase("broadcast", height + chunks, 2 * height + chunks - 1);
+}
+
+}  // namespace collsim::algo

@@ -4,6 +4,12 @@
 
 #include <fmt/format.h>
 
+#include "algorithms/halving_doubling_allgather.hpp"
+#include "algorithms/halving_doubling_allreduce.hpp"
+#include "algorithms/halving_doubling_reduce_scatter.hpp"
+#include "algorithms/ps_allreduce.hpp"
+#include "algorithms/recursive_doubling_allgather.hpp"
+#include "algorithms/recursive_doubling_allreduce.hpp"
 #include "algorithms/ring_allreduce.hpp"
 
 namespace collsim::algo {
@@ -42,6 +48,22 @@ const AlgorithmInfo& AlgorithmRegistry::find(sched::Collective collective, std::
 void register_builtin_algorithms(AlgorithmRegistry& registry) {
   registry.add({"ring", sched::Collective::AllReduce,
                 "ring reduce-scatter then ring all-gather, 2(N-1) steps (Patarasuk & Yuan 2009)", &build_ring_allreduce});
+  registry.add({"halving-doubling", sched::Collective::AllReduce,
+                "Rabenseifner: recursive-halving reduce-scatter then recursive-doubling all-gather, 2 log2 N steps "
+                "(Thakur, Rabenseifner & Gropp 2005)", &build_halving_doubling_allreduce});
+  registry.add({"halving-doubling", sched::Collective::ReduceScatter,
+                "recursive halving, log2 N steps (Thakur, Rabenseifner & Gropp 2005)",
+                &build_halving_doubling_reduce_scatter});
+  registry.add({"halving-doubling", sched::Collective::AllGather,
+                "recursive doubling, log2 N steps (Thakur, Rabenseifner & Gropp 2005)", &build_halving_doubling_allgather});
+  registry.add({"recursive-doubling", sched::Collective::AllReduce,
+                "whole-buffer pairwise exchange for small messages, log2 N steps (Thakur, Rabenseifner & Gropp 2005)",
+                &build_recursive_doubling_allreduce});
+  registry.add({"recursive-doubling", sched::Collective::AllGather,
+                "rank sends 2^k parts in step k, log2 N steps (Thakur, Rabenseifner & Gropp 2005)",
+                &build_recursive_doubling_allgather});
+  registry.add({"ps", sched::Collective::AllReduce,
+                "parameter server: push to K servers, reduce, pull back, 2 steps (Li et al. 2014)", &build_ps_allreduce});
 }
 
 AlgorithmRegistry builtin_registry() {

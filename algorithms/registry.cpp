@@ -3,6 +3,12 @@
 #include "algorithms/direct_alltoall.hpp"
 #include "algorithms/direct_reduce_scatter.hpp"
 #include "algorithms/double_tree_allreduce.hpp"
+#include "algorithms/halving_doubling_allgather.hpp"
+#include "algorithms/halving_doubling_allreduce.hpp"
+#include "algorithms/halving_doubling_reduce_scatter.hpp"
+#include "algorithms/ps_allreduce.hpp"
+#include "algorithms/recursive_doubling_allgather.hpp"
+#include "algorithms/recursive_doubling_allreduce.hpp"
 #include "algorithms/registry.hpp"
 #include "algorithms/ring_allgather.hpp"
 #include "algorithms/ring_allreduce.hpp"
@@ -93,6 +99,22 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
   registry.add({"double-tree", sched::Collective::AllReduce,
                 "NCCL's double binary tree (ncclGetDtree): half the buffer on each tree, 2ceil(log2 N)+ceil(C/2)-1 steps",
                 &build_double_tree_allreduce});
+  registry.add({"halving-doubling", sched::Collective::AllReduce,
+                "Rabenseifner: recursive-halving reduce-scatter then recursive-doubling all-gather, 2 log2 N steps "
+                "(Thakur, Rabenseifner & Gropp 2005)", &build_halving_doubling_allreduce});
+  registry.add({"halving-doubling", sched::Collective::ReduceScatter,
+                "recursive halving, log2 N steps (Thakur, Rabenseifner & Gropp 2005)",
+                &build_halving_doubling_reduce_scatter});
+  registry.add({"halving-doubling", sched::Collective::AllGather,
+                "recursive doubling, log2 N steps (Thakur, Rabenseifner & Gropp 2005)", &build_halving_doubling_allgather});
+  registry.add({"recursive-doubling", sched::Collective::AllReduce,
+                "whole-buffer pairwise exchange for small messages, log2 N steps (Thakur, Rabenseifner & Gropp 2005)",
+                &build_recursive_doubling_allreduce});
+  registry.add({"recursive-doubling", sched::Collective::AllGather,
+                "rank sends 2^k parts in step k, log2 N steps (Thakur, Rabenseifner & Gropp 2005)",
+                &build_recursive_doubling_allgather});
+  registry.add({"ps", sched::Collective::AllReduce,
+                "parameter server: push to K servers, reduce, pull back, 2 steps (Li et al. 2014)", &build_ps_allreduce});
 }
 
 AlgorithmRegistry builtin_registry() {

@@ -1,0 +1,35 @@
+#include "algorithms/halving_doubling_allreduce.hpp"
+
+#include "algorithms/recursive_exchange.hpp"
+#include "sim/schedule/builder.hpp"
+
+namespace collsim::algo {
+
+sched::Schedule build_halving_doubling_allreduce(const Request& request) {
+  const PowerOfTwoFold fold(request.nranks);
+  sched::ScheduleBuilder b(sched::Collective::AllReduce, request.nranks, request.size,
+                           sched::split_even(request.size, fold.p2));
+  const auto whole = static_cast<sched::ChunkId>(fold.p2);
+  std::uint32_t step = 1;
+  if (fold.folds()) {
+    for (sched::Rank i = 0; i < fold.r; ++i) send_chunks(b, 2 * i, 2 * i + 1, 0, whole, sched::Combine::Reduce, step);
+    b.add_phase("fold", step, step);
+    ++step;
+  }
+  const auto blocks = one_chunk_blocks(fold);
+  if (fold.log2p > 0) {
+    const std::uint32_t halving = step;
+    step = recursive_halving(b, fold, blocks, step);
+    b.add_phase("reduce-scatter", halving, step - 1);
+    const std::uint32_t doubling = step;
+    step = recursive_doubling(b, fold, blocks, step);
+    b.add_phase("all-gather", doubling, step - 1);
+  }
+  if (fold.folds()) {
+    for (sched::Rank i = 0; i < fold.r; ++i) send_chunks(b, 2 * i + 1, 2 * i, 0, whole, sched::Combine::Copy, step);
+    b.add_phase("unfold", step, step);
+  }
+  return std::move(b).build("halving-doubling");
+}
+
+}  // namespace collsim::algo

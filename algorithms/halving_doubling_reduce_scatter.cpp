@@ -1,0 +1,32 @@
+#include "algorithms/halving_doubling_reduce_scatter.hpp"
+
+#include "algorithms/recursive_exchange.hpp"
+#include "sim/schedule/builder.hpp"
+
+namespace collsim::algo {
+
+sched::Schedule build_halving_doubling_reduce_scatter(const Request& request) {
+  const PowerOfTwoFold fold(request.nranks);
+  sched::ScheduleBuilder b(sched::Collective::ReduceScatter, request.nranks, request.size,
+                           sched::split_even(request.size, request.nranks));
+  const auto parts = static_cast<sched::ChunkId>(request.nranks);
+  std::uint32_t step = 1;
+  if (fold.folds()) {
+    for (sched::Rank i = 0; i < fold.r; ++i) send_chunks(b, 2 * i, 2 * i + 1, 0, parts, sched::Combine::Reduce, step);
+    b.add_phase("fold", step, step);
+    ++step;
+  }
+  if (fold.log2p > 0) {
+    const std::uint32_t halving = step;
+    step = recursive_halving(b, fold, blocks_of_parts(fold), step);
+    b.add_phase("reduce-scatter", halving, step - 1);
+  }
+  if (fold.folds()) {
+    // Only the folded rank's own part goes back: reduce-scatter owes it nothing else.
+    for (sched::Rank i = 0; i < fold.r; ++i) b.send(2 * i + 1, 2 * i, 2 * i, sched::Combine::Copy, step);
+    b.add_phase("unfold", step, step);
+  }
+  return std::move(b).build("halving-doubling");
+}
+
+}  // namespace collsim::algo

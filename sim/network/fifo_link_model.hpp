@@ -1,14 +1,21 @@
 // The first network model: cut-through transfers that hold their whole route, one per link and
-// direction at a time, in FIFO order (STYLE.md pattern 10 (a)).
+// direction at a time, served in request order (STYLE.md pattern 10 (a)).
 //
-// A transfer of n bytes on a route with summed latency L and bottleneck bandwidth B takes
-// L + ceil(8n·1e12 / B) ps once it holds every link (resource) of its route. It joins the queue of
-// every resource on its route when it is requested and starts when it is at the head of all of
-// them. Because a transfer joins all its queues at once, queue orders agree with request order,
-// so the oldest waiting transfer can always start when the active ones finish: no deadlock.
+// A transfer of n bytes on a route with summed latency L and bottleneck bandwidth B holds every
+// link (resource) of its route for its serialisation time ceil(8n·1e12 / B) ps and arrives L
+// later: the latency is the pipeline delay of a cut-through path, during which the links already
+// carry the next transfer (so k back-to-back transfers on one link take k·n/B + L, not k·(n/B + L)).
+// A transfer starts as soon as every resource on its route is idle; when a resource frees, the waiting transfers
+// that use it are tried in the order they were requested. The model is work-conserving: a
+// transfer that still waits for another link does not keep an idle link from serving a later
+// one (strict per-link FIFO would, and would make schedules that send ahead look slower than
+// they are). Every transfer eventually starts: the earliest waiting one starts once the finite
+// set of active transfers has finished.
 #pragma once
 
+#include <cstdint>
 #include <deque>
+#include <limits>
 #include <vector>
 
 #include "sim/network/network_model.hpp"
@@ -21,20 +28,33 @@ class FifoLinkModel final : public NetworkModel {
   [[nodiscard]] std::string_view name() const noexcept override { return "fifo"; }
   void start(Time now, TransferId id, const topo::Route& route, Bytes bytes, WakeQueue& queue) override;
   void wake(Time now, std::uint64_t token, WakeQueue& queue, std::vector<TransferId>& finished) override;
+  /// Time the link spent serialising data (latency excluded).
   [[nodiscard]] Time busy_time(topo::LinkId id) const override { return busy_.at(id); }
 
  private:
+  static constexpr TransferId kIdle = std::numeric_limits<TransferId>::max();
+  enum class State : std::uint8_t { Unused, Waiting, Active, Released, Done };
+  enum class Wake : std::uint64_t { Release = 0, Arrive = 1 };
+  static std::uint64_t token(TransferId id, Wake w) { return (std::uint64_t{id} << 1) | static_cast<std::uint64_t>(w); }
   struct Transfer {
     const topo::Route* route = nullptr;
     Bytes bytes = 0;
-    bool active = false;
+    std::uint64_t seq = 0;  // request order
+    State state = State::Unused;
   };
-  void try_start(Time now, TransferId id, WakeQueue& queue);
+  struct Resource {
+    TransferId holder = kIdle;
+    std::deque<TransferId> waiting;  // request order; entries of transfers that started are dropped lazily
+  };
+  /// Starts `id` if every resource on its route is idle; returns whether it started.
+  bool try_start(Time now, TransferId id, WakeQueue& queue);
 
   const topo::Topology& topology_;
-  std::vector<Transfer> transfers_;               // by TransferId
-  std::vector<std::deque<TransferId>> queues_;    // by resource
-  std::vector<Time> busy_;                        // by directed link
+  std::vector<Transfer> transfers_;  // by TransferId
+  std::vector<Resource> resources_;  // by resource id
+  std::vector<Time> busy_;           // by directed link
+  std::vector<TransferId> candidates_;
+  std::uint64_t next_seq_ = 0;
 };
 
 }  // namespace collsim::net

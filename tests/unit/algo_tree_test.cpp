@@ -332,12 +332,13 @@ TEST_CASE("tree algorithms reject a zero chunk size and a root out of range", "[
                   std::invalid_argument);
 }
 
-TEST_CASE("on a fully connected fabric the tree pipeline takes steps x one chunk's transfer time", "[tree][engine]") {
+TEST_CASE("on a fully connected fabric the tree pipeline takes the pipelined alpha-beta time", "[tree][engine]") {
   // Every tree link is its own wire and both children of a rank send to it at once (the scratch
-  // chunk), so each step costs one chunk time t = latency + chunk / bandwidth and nothing waits:
-  // all-reduce (2D + C - 1)·t, reduce and broadcast (D + C - 1)·t, the alpha-beta time of a
-  // pipelined tree. Without the scratch chunk a rank would take its children's chunks one after
-  // the other and this would not hold.
+  // chunk). A link serialises a chunk in tau = chunk / bandwidth and the chunk arrives alpha later
+  // while the link already carries the next one, so chunk i reaches level k up at
+  // (i + k)·tau + k·alpha: reduce and broadcast take D·(alpha + tau) + (C - 1)·tau, all-reduce
+  // (up then down) 2D·(alpha + tau) + (C - 1)·tau: the alpha-beta time of a pipelined tree.
+  // Without the scratch chunk a rank would take its children's chunks one after the other.
   const Bandwidth bw{100'000'000'000};  // 12.5 GB/s
   const Time latency{1'000'000};        // 1 us
   for (sched::Rank n : {2u, 4u, 7u, 8u, 13u}) {
@@ -346,7 +347,8 @@ TEST_CASE("on a fully connected fabric the tree pipeline takes steps x one chunk
     for (const auto& [s, chunk] :
          {std::pair{Bytes{1} << 20, Bytes{1} << 20}, std::pair{Bytes{1} << 20, Bytes{64} << 10}}) {
       INFO("N = " << n << ", S = " << s << ", chunk = " << chunk);
-      const Time t = latency + transfer_time(chunk, bw);
+      const Time tau = transfer_time(chunk, bw);
+      const Time t = latency + tau;
       const std::int64_t c = static_cast<std::int64_t>(s / chunk);
       const std::int64_t d = levels(n);
       const auto time_of = [&](const sched::Schedule& sc) {
@@ -354,11 +356,11 @@ TEST_CASE("on a fully connected fabric the tree pipeline takes steps x one chunk
         return sim::run(sc, topo, gpus, model).makespan;
       };
       CHECK(time_of(algo::build_tree_allreduce(request(sched::Collective::AllReduce, n, s, chunk))) ==
-            (2 * d + c - 1) * t);
+            2 * d * t + (c - 1) * tau);
       CHECK(time_of(algo::build_tree_reduce(request(sched::Collective::Reduce, n, s, chunk, n - 1))) ==
-            (d + c - 1) * t);
+            d * t + (c - 1) * tau);
       CHECK(time_of(algo::build_tree_broadcast(request(sched::Collective::Broadcast, n, s, chunk, 1))) ==
-            (d + c - 1) * t);
+            d * t + (c - 1) * tau);
     }
   }
 }

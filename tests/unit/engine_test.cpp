@@ -43,20 +43,22 @@ TEST_CASE("a transfer pays the route's summed latency once and moves at the bott
 }
 
 TEST_CASE("two transfers on one link and direction go one after the other, in FIFO order", "[engine][fifo]") {
-  // gpu0 -> gpu1 and gpu2 -> gpu1 share sw->gpu1. Each alone: 2 us + 1 us. The second waits for the first.
+  // gpu0 -> gpu1 and gpu2 -> gpu1 share sw->gpu1. Each holds its links for 10 kB / 10 GB/s = 1 us
+  // and arrives 2 us (two links' latency) later. The second starts when the first frees the link.
   const auto t = star();
   sched::ScheduleBuilder b(sched::Collective::AllReduce, 3, 20000, sched::split_even(20000, 2));
   const auto first = b.send(0, 1, 0, sched::Combine::Copy, 1);
   const auto second = b.send(2, 1, 1, sched::Combine::Copy, 1);
   const auto r = run(std::move(b).build("t"), t);
   CHECK(r.ops[first].finish == us(3));
-  CHECK(r.ops[second].finish == us(6));
-  CHECK(r.makespan == us(6));
+  CHECK(r.ops[second].finish == us(1) + us(3));
+  CHECK(r.makespan == us(4));
 }
 
 TEST_CASE("opposite directions of a full-duplex link run together; half duplex serialises them", "[engine][fifo]") {
   // gpu0 -> gpu1 and gpu1 -> gpu0 at once; gpu0's link is full or half duplex.
-  for (const auto& [duplex, want] : {std::pair{"full", us(3)}, std::pair{"half", us(6)}}) {
+  // Half duplex: the second starts when the first has serialised its 1 us, and arrives 3 us later.
+  for (const auto& [duplex, want] : {std::pair{"full", us(3)}, std::pair{"half", us(4)}}) {
     const auto t = star(duplex);
     sched::ScheduleBuilder b(sched::Collective::AllReduce, 2, 20000, sched::split_even(20000, 2));
     b.send(0, 1, 0, sched::Combine::Copy, 1);
@@ -74,7 +76,7 @@ TEST_CASE("a dependent op starts when its dependency finishes", "[engine]") {
   const auto r = run(std::move(b).build("t"), t);
   CHECK(r.ops[next].ready == us(3));
   CHECK(r.ops[next].finish == us(3) + us(2) + us(1));  // 2 us + 10 kB / 10 GB/s (gpu1's link)
-  CHECK(r.events == 2);
+  CHECK(r.events == 4);  // each transfer: its links free, then its data arrives
 }
 
 TEST_CASE("the engine rejects a rank mapping that does not fit", "[engine]") {
@@ -89,4 +91,19 @@ TEST_CASE("the engine rejects a rank mapping that does not fit", "[engine]") {
   CHECK_THROWS_AS(sim::run(s, t, one, model), std::invalid_argument);
   CHECK_THROWS_AS(sim::run(s, t, same, model), std::invalid_argument);
   CHECK_THROWS_AS(sim::run(s, t, not_gpu, model), std::invalid_argument);
+}
+
+TEST_CASE("a transfer waiting for one link does not hold another idle link", "[engine][fifo]") {
+  // A: gpu0 -> gpu1 starts at once. B: gpu2 -> gpu1 waits for sw->gpu1. C: gpu2 -> gpu0, requested
+  // after B, needs gpu2->sw (which B waits on too, but B cannot start) and sw->gpu0: both idle, so
+  // C starts at 0 rather than queueing behind B. Each alone: 2 us latency + 10 kB / 10 GB/s.
+  const auto t = star();
+  sched::ScheduleBuilder b(sched::Collective::AllReduce, 3, 30000, sched::split_even(30000, 3));
+  const auto a = b.send(0, 1, 0, sched::Combine::Copy, 1);
+  const auto blocked = b.send(2, 1, 1, sched::Combine::Copy, 1);
+  const auto c = b.send(2, 0, 2, sched::Combine::Copy, 1);
+  const auto r = run(std::move(b).build("t"), t);
+  CHECK(r.ops[a].finish == us(3));
+  CHECK(r.ops[c].finish == us(3));
+  CHECK(r.ops[blocked].finish == us(1) + us(3));  // starts when A and C have freed its links, at 1 us
 }

@@ -9,6 +9,8 @@ sched::Schedule build_halving_doubling_allreduce(const Request& request) {
   const PowerOfTwoFold fold(request.nranks);
   sched::ScheduleBuilder b(sched::Collective::AllReduce, request.nranks, request.size,
                            sched::split_even(request.size, fold.p2));
+  // MPI_Sendrecv-style progress, which the α-β form of Thakur et al. assumes.
+  b.order_steps_per_rank();
   const auto whole = static_cast<sched::ChunkId>(fold.p2);
   std::uint32_t step = 1;
   if (fold.folds()) {

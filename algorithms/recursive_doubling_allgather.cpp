@@ -9,6 +9,8 @@ sched::Schedule build_recursive_doubling_allgather(const Request& request) {
   const PowerOfTwoFold fold(request.nranks);
   sched::ScheduleBuilder b(sched::Collective::AllGather, request.nranks, request.size,
                            sched::split_even(request.size, request.nranks));
+  // MPI_Sendrecv-style progress, which the α-β form of Thakur et al. assumes.
+  b.order_steps_per_rank();
   const auto parts = static_cast<sched::ChunkId>(request.nranks);
   std::uint32_t step = 1;
   if (fold.folds()) {

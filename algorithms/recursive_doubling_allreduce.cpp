@@ -16,6 +16,8 @@ sched::Schedule build_recursive_doubling_allreduce(const Request& request) {
   std::vector<sched::Chunk> chunks{sched::Chunk{0, request.size, sched::Buffer::Data, 0},
                                    sched::Chunk{0, request.size, sched::Buffer::Scratch, 0}};
   sched::ScheduleBuilder b(sched::Collective::AllReduce, request.nranks, request.size, std::move(chunks));
+  // MPI_Sendrecv-style progress, which the α-β form of Thakur et al. assumes.
+  b.order_steps_per_rank();
   std::uint32_t step = 1;
   if (fold.folds()) {
     for (sched::Rank i = 0; i < fold.r; ++i) b.send(2 * i, 2 * i + 1, kData, sched::Combine::Reduce, step);

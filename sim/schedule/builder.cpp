@@ -66,9 +66,26 @@ OpId ScheduleBuilder::send(Rank src, ChunkId src_chunk, Rank dst, ChunkId dst_ch
   if (from.last_writer != kNone) scratch_.push_back(from.last_writer);
   if (to.last_writer != kNone) scratch_.push_back(to.last_writer);
   scratch_.insert(scratch_.end(), to.readers.begin(), to.readers.end());
+  if (ordered_steps_) {
+    if (received_.empty()) received_.resize(schedule_.total_ranks());
+    // Wait for what src received in its latest step before this one.
+    const Received& got = received_[src];
+    if (got.step < step) scratch_.insert(scratch_.end(), got.ops.begin(), got.ops.end());
+    else if (got.prev_step < step) scratch_.insert(scratch_.end(), got.prev_ops.begin(), got.prev_ops.end());
+  }
   std::sort(scratch_.begin(), scratch_.end());
   scratch_.erase(std::unique(scratch_.begin(), scratch_.end()), scratch_.end());
 
+  if (ordered_steps_ && src != dst) {
+    Received& in = received_[dst];
+    if (in.step != step) {
+      in.prev_step = in.step;
+      in.prev_ops = std::move(in.ops);
+      in.ops.clear();
+      in.step = step;
+    }
+    in.ops.push_back(id);
+  }
   from.readers.push_back(id);
   to.last_writer = id;
   to.readers.clear();

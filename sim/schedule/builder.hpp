@@ -51,6 +51,12 @@ class ScheduleBuilder {
     return send(src, chunk, dst, chunk, combine, step);
   }
 
+  /// From now on, a rank's ops of step s also wait for everything it received in its latest
+  /// earlier step: the step-synchronous progress of MPI_Sendrecv-based algorithms (recursive
+  /// halving/doubling), whose α-β costs assume it. Without it ops wait only for their data, and
+  /// a rank may send what it already holds ahead of its step.
+  void order_steps_per_rank() { ordered_steps_ = true; }
+
   /// Names the steps first..last (for explain and reports). Ranges must not overlap.
   void add_phase(std::string name, std::uint32_t first_step, std::uint32_t last_step);
 
@@ -65,8 +71,16 @@ class ScheduleBuilder {
   };
   Slot& slot(Rank r, ChunkId c) { return slots_[static_cast<std::size_t>(r) * schedule_.chunks.size() + c]; }
 
+  struct Received {
+    std::uint32_t step = 0;     // the latest step in which the rank received
+    std::vector<OpId> ops;      // what it received in that step
+    std::uint32_t prev_step = 0;
+    std::vector<OpId> prev_ops; // the step before, for ops added in the same step
+  };
   Schedule schedule_;
   std::vector<Slot> slots_;
+  bool ordered_steps_ = false;
+  std::vector<Received> received_;  // by rank, when ordered_steps_
   std::vector<OpId> scratch_;
 };
 

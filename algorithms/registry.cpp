@@ -60,61 +60,61 @@ const AlgorithmInfo& AlgorithmRegistry::find(sched::Collective collective, std::
 
 void register_builtin_algorithms(AlgorithmRegistry& registry) {
   registry.add({"ring", sched::Collective::AllReduce,
-                "ring reduce-scatter then ring all-gather, 2(N-1) steps (Patarasuk & Yuan 2009)", &build_ring_allreduce});
+                "ring reduce-scatter then ring all-gather, 2(N-1) steps (Patarasuk & Yuan 2009)", &build_ring_allreduce, "2(N-1)", "2(N-1)/N*S", ""});
   registry.add({"ring", sched::Collective::ReduceScatter,
                 "each part travels once round the ring, gathering sums, N-1 steps (Patarasuk & Yuan 2009)",
-                &build_ring_reduce_scatter});
+                &build_ring_reduce_scatter, "N-1", "(N-1)/N*S", ""});
   registry.add({"ring", sched::Collective::AllGather,
                 "each part travels once round the ring, N-1 steps (Patarasuk & Yuan 2009)",
-                &build_ring_allgather});
+                &build_ring_allgather, "N-1", "(N-1)/N*S", ""});
   registry.add({"ring", sched::Collective::Broadcast,
                 "pipelined chain from the root in ring order, N-1 + chunks-1 steps (NCCL ring broadcast)",
-                &build_ring_broadcast});
+                &build_ring_broadcast, "N-1 + C-1", "S", "C = ceil(S / --chunk-size) pipeline chunks"});
   registry.add({"ring", sched::Collective::Reduce,
                 "pipelined chain in ring order ending at the root, N-1 + chunks-1 steps (NCCL ring reduce)",
-                &build_ring_reduce});
+                &build_ring_reduce, "N-1 + C-1", "S", "C = ceil(S / --chunk-size) pipeline chunks"});
   registry.add({"ring", sched::Collective::AllToAll,
                 "store-and-forward to the ring successor, N-1 steps, N(N-1)/2 blocks per rank (Grama et al. 2003)",
-                &build_ring_alltoall});
+                &build_ring_alltoall, "N-1", "N(N-1)/2*floor(S/N)", "store-and-forward through neighbours"});
   registry.add({"direct", sched::Collective::AllReduce,
                 "direct reduce-scatter then direct all-gather, 2 steps (TensorRT-LLM two-shot all-reduce)",
-                &build_direct_allreduce});
+                &build_direct_allreduce, "2", "2(N-1)/N*S", ""});
   registry.add({"direct", sched::Collective::ReduceScatter,
                 "every rank sends part q to rank q, which reduces, 1 step (MPICH pairwise, all at once)",
-                &build_direct_reduce_scatter});
+                &build_direct_reduce_scatter, "1", "(N-1)/N*S", "reductions into one part are serialised"});
   registry.add({"direct", sched::Collective::AllGather, "every rank sends its part to every peer, 1 step",
-                &build_direct_allgather});
+                &build_direct_allgather, "1", "(N-1)*ceil(S/N)", ""});
   registry.add({"direct", sched::Collective::AllToAll,
                 "every rank sends block q to rank q, 1 step (MPICH medium-message all-to-all, nccl-tests)",
-                &build_direct_alltoall});
+                &build_direct_alltoall, "1", "(N-1)*floor(S/N)", ""});
   registry.add({"tree", sched::Collective::AllReduce,
                 "NCCL's binary tree (ncclGetBtree): pipelined reduce to rank 0 then broadcast, 2ceil(log2 N)+C-1 steps",
-                &build_tree_allreduce});
+                &build_tree_allreduce, "2ceil(log2 N) + C-1", "3S (N >= 4)", "C = ceil(S / --chunk-size)"});
   registry.add({"tree", sched::Collective::Reduce,
                 "NCCL's binary tree (ncclGetBtree) rooted at the root: pipelined reduce, ceil(log2 N)+C-1 steps",
-                &build_tree_reduce});
+                &build_tree_reduce, "ceil(log2 N) + C-1", "S", "C = ceil(S / --chunk-size); --root"});
   registry.add({"tree", sched::Collective::Broadcast,
                 "NCCL's binary tree (ncclGetBtree) rooted at the root: pipelined broadcast, ceil(log2 N)+C-1 steps",
-                &build_tree_broadcast});
+                &build_tree_broadcast, "ceil(log2 N) + C-1", "2S (N >= 4)", "C = ceil(S / --chunk-size); --root"});
   registry.add({"double-tree", sched::Collective::AllReduce,
                 "NCCL's double binary tree (ncclGetDtree): half the buffer on each tree, 2ceil(log2 N)+ceil(C/2)-1 steps",
-                &build_double_tree_allreduce});
+                &build_double_tree_allreduce, "2ceil(log2 N) + ceil(C/2)-1", "2S (N >= 4)", "C = ceil(S / --chunk-size)"});
   registry.add({"halving-doubling", sched::Collective::AllReduce,
                 "Rabenseifner: recursive-halving reduce-scatter then recursive-doubling all-gather, 2 log2 N steps "
-                "(Thakur, Rabenseifner & Gropp 2005)", &build_halving_doubling_allreduce});
+                "(Thakur, Rabenseifner & Gropp 2005)", &build_halving_doubling_allreduce, "2log2 N (+2 if N is not a power of 2)", "2(N-1)/N*S (N a power of 2)", ""});
   registry.add({"halving-doubling", sched::Collective::ReduceScatter,
                 "recursive halving, log2 N steps (Thakur, Rabenseifner & Gropp 2005)",
-                &build_halving_doubling_reduce_scatter});
+                &build_halving_doubling_reduce_scatter, "log2 N (+2 if N is not a power of 2)", "(N-1)/N*S (N a power of 2)", ""});
   registry.add({"halving-doubling", sched::Collective::AllGather,
-                "recursive doubling, log2 N steps (Thakur, Rabenseifner & Gropp 2005)", &build_halving_doubling_allgather});
+                "recursive doubling, log2 N steps (Thakur, Rabenseifner & Gropp 2005)", &build_halving_doubling_allgather, "log2 N (+2 if N is not a power of 2)", "(N-1)/N*S (N a power of 2)", ""});
   registry.add({"recursive-doubling", sched::Collective::AllReduce,
                 "whole-buffer pairwise exchange for small messages, log2 N steps (Thakur, Rabenseifner & Gropp 2005)",
-                &build_recursive_doubling_allreduce});
+                &build_recursive_doubling_allreduce, "log2 N (+2 if N is not a power of 2)", "log2 N*S (N a power of 2)", ""});
   registry.add({"recursive-doubling", sched::Collective::AllGather,
                 "rank sends 2^k parts in step k, log2 N steps (Thakur, Rabenseifner & Gropp 2005)",
-                &build_recursive_doubling_allgather});
+                &build_recursive_doubling_allgather, "log2 N (+2 if N is not a power of 2)", "(N-1)/N*S (N a power of 2)", ""});
   registry.add({"ps", sched::Collective::AllReduce,
-                "parameter server: push to K servers, reduce, pull back, 2 steps (Li et al. 2014)", &build_ps_allreduce});
+                "parameter server: push to K servers, reduce, pull back, 2 steps (Li et al. 2014)", &build_ps_allreduce, "2", "worker S, server (N-1)*S (K = 1)", "--ps-shards K (1..N), --ps-node"});
 }
 
 AlgorithmRegistry builtin_registry() {

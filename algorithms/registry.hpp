@@ -32,6 +32,9 @@ struct AlgorithmInfo {
   sched::Collective collective;
   std::string_view description;  ///< one line, with the source of the algorithm
   sched::Schedule (*build)(const Request&);
+  std::string_view steps = {};           ///< step count as a formula, e.g. "2(N-1)"
+  std::string_view bytes_per_rank = {};  ///< bytes sent by the busiest rank as a formula
+  std::string_view options = {};         ///< flags it takes and limits it has, "" for none
 };
 
 /// Thrown for an unknown algorithm or an unsupported (algorithm, collective) pair; the message

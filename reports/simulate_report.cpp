@@ -52,6 +52,7 @@ std::string render_json(const SimulationView& v) {
   j["busbw_GBps"] = s.busbw_GBps ? nlohmann::ordered_json(*s.busbw_GBps) : nlohmann::ordered_json(nullptr);
   j["bytes_sent_per_rank_max"] = s.bytes_sent_per_rank_max;
   j["traffic_factor"] = s.traffic_factor;
+  j["closed_form_us"] = s.closed_form ? nlohmann::ordered_json(to_us(*s.closed_form)) : nlohmann::ordered_json(nullptr);
   j["lower_bound_us"] = to_us(s.lower_bound);
   j["injection_bandwidth_GBps"] = to_GBps(s.injection_bandwidth);
   j["bottleneck_link"] = s.bottleneck_link ? nlohmann::ordered_json(bottleneck_label(v)) : nlohmann::ordered_json(nullptr);
@@ -83,11 +84,13 @@ std::string render_csv(const SimulationView& v) {
   const sim::Summary& s = v.summary;
   std::string out =
       "topology,network,collective,algorithm,ranks,size_bytes,steps,time_us,time_ps,algbw_GBps,busbw_GBps,"
-      "bytes_sent_per_rank_max,traffic_factor,lower_bound_us,injection_bandwidth_GBps,bottleneck_link,events\n";
-  out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(s.topology), s.network,
+      "bytes_sent_per_rank_max,traffic_factor,closed_form_us,lower_bound_us,injection_bandwidth_GBps,bottleneck_link,"
+      "events\n";
+  out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(s.topology), s.network,
                      sched::collective_name(s.collective), csv_field(s.algorithm), s.ranks, s.size, s.steps,
                      format_time_us_exact(s.time), s.time.count(), opt_number(s.algbw_GBps), opt_number(s.busbw_GBps),
-                     s.bytes_sent_per_rank_max, s.traffic_factor, format_time_us_exact(s.lower_bound),
+                     s.bytes_sent_per_rank_max, s.traffic_factor,
+                     s.closed_form ? format_time_us_exact(*s.closed_form) : std::string(), format_time_us_exact(s.lower_bound),
                      to_GBps(s.injection_bandwidth), csv_field(bottleneck_label(v)), s.events);
   return out;
 }
@@ -101,6 +104,8 @@ std::string render_table(const SimulationView& v) {
                                 s.ranks == 1 ? "" : "s", s.topology, s.network);
   const auto row = [&out](std::string_view k, const std::string& val) { out += fmt::format("  {:<22}{}\n", k, val); };
   row("time", format_time(s.time));
+  row("closed form", s.closed_form ? fmt::format("{}  (alpha-beta model of the algorithm)", format_time(*s.closed_form))
+                                     : std::string("- (none for this algorithm and fabric yet)"));
   row("lower bound", fmt::format("{}  ({}/{} x S / {} per GPU)", format_time(s.lower_bound), f.num, f.den,
                                  format_bandwidth(s.injection_bandwidth)));
   row("steps", fmt::format("{}", s.steps));

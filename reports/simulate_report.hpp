@@ -2,7 +2,7 @@
 //
 // JSON keys (stable; scripts rely on them): collective, algorithm, topology, network, ranks,
 // size_bytes, steps, time_us, time_ps, algbw_GBps, busbw_GBps, bytes_sent_per_rank_max,
-// traffic_factor, lower_bound_us, injection_bandwidth_GBps, bottleneck_link, events,
+// traffic_factor, closed_form_us (null when the algorithm has none), lower_bound_us, injection_bandwidth_GBps, bottleneck_link, events,
 // per_rank [{rank, gpu, bytes_sent, bytes_received}],
 // links [{from, to, type, bandwidth_GBps, bytes, busy_us, utilization}] (links that carried data).
 // utilization = bytes / (bandwidth · time): the share of the link's capacity the run used.

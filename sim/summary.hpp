@@ -36,6 +36,9 @@ struct Summary {
   /// lowest link id. Empty when no link carried data.
   std::optional<topo::LinkId> bottleneck_link;
   std::uint64_t events = 0;
+  /// The algorithm's α-β closed form for this fabric, when it has one (set by the caller, which
+  /// knows the algorithms; algorithms/closed_form.hpp).
+  std::optional<Time> closed_form;
 };
 
 /// Derives the summary of `result`, the run of `schedule` on `topology` with ranks on `rank_to_gpu`.

@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 
+#include "algorithms/closed_form.hpp"
 #include "algorithms/registry.hpp"
+#include "topologies/routes.hpp"
 #include "reports/simulate_report.hpp"
 #include "sim/engine.hpp"
 #include "sim/summary.hpp"
@@ -11,6 +13,20 @@
 #include "tools/commands.hpp"
 
 namespace collsim::cli {
+namespace {
+
+// The fabric as the closed forms see it: the route between the first two ranks, and whether a GPU
+// reaches its peers through one port (a switch) or through a link per peer.
+algo::AlphaBeta fabric_alpha_beta(const topo::Topology& topology, std::span<const topo::NodeId> ranks) {
+  if (ranks.size() < 2) return {};
+  topo::RouteCache routes(topology);
+  const topo::Route& r = routes.get(ranks[0], ranks[1]);
+  std::size_t ports = 0;
+  for (const auto& l : topology.links()) ports += l.from == ranks[0] ? 1 : 0;
+  return algo::AlphaBeta{r.latency, r.bottleneck, ports == 1};
+}
+
+}  // namespace
 
 CLI::App* add_simulate(CLI::App& app, SimulateOptions& o) {
   auto* cmd = app.add_subcommand("simulate", "Predict the time, steps and traffic of one collective on a topology");
@@ -62,7 +78,8 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
   }
   const sched::Schedule schedule = algorithm.build(request);
   const sim::Result result = sim::run(schedule, topology, rank_to_gpu, *network);
-  const sim::Summary summary = sim::summarize(schedule, topology, rank_to_gpu, result, std::string(network->name()));
+  sim::Summary summary = sim::summarize(schedule, topology, rank_to_gpu, result, std::string(network->name()));
+  summary.closed_form = algo::closed_form_time(algorithm.name, request, fabric_alpha_beta(topology, rank_to_gpu));
   const reports::SimulationView view{summary, result, topology, rank_to_gpu};
   o.topology.default_notice(err);
   if (o.format == "json") {

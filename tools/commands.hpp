@@ -29,6 +29,12 @@ struct ExplainOptions {
 CLI::App* add_explain(CLI::App& app, ExplainOptions& options);
 int run_explain(const ExplainOptions& options, std::ostream& out);
 
+struct AlgorithmsOptions {
+  std::string format = "table";
+};
+CLI::App* add_algorithms(CLI::App& app, AlgorithmsOptions& options);
+int run_algorithms(const AlgorithmsOptions& options, std::ostream& out);
+
 struct TopoOptions {
   TopologyOptions topology;
 };

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "algorithms/registry.hpp"
 #include "tools/cli.hpp"
 
 namespace {
@@ -60,6 +61,7 @@ TEST_CASE("simulate --format json has the documented keys and only the document 
   CHECK(j["time_ps"] == 87'400'320);
   CHECK(r.out.find("\"time_us\": 87.40032,") != std::string::npos);  // printed exactly, not rounded
   CHECK(j["traffic_factor"] == 1.75);
+  CHECK(j["closed_form_us"] == j["time_us"]);  // the ring is contention-free: sim = 2(N-1)(α + ⌈S/N⌉/B)
   // algbw = S / t; busbw = algbw · 2(N-1)/N (nccl-tests PERFORMANCE.md).
   CHECK(j["algbw_GBps"].get<double>() == Approx(1048576.0 / 87.40032e-6 / 1e9).epsilon(1e-12));
   CHECK(j["busbw_GBps"].get<double>() == Approx(1048576.0 / 87.40032e-6 / 1e9 * 14 / 8).epsilon(1e-12));
@@ -208,4 +210,20 @@ TEST_CASE("CSV holds every scalar of the JSON", "[cli]") {
   const std::string header = csv.out.substr(0, csv.out.find('\n'));
   for (const auto& [key, value] : json.items())
     if (!value.is_structured()) CHECK_THAT(header, Catch::Contains(key));
+}
+
+TEST_CASE("collsim algorithms lists every registered algorithm with its formulas", "[cli][algorithms]") {
+  const auto r = run_collsim({"algorithms", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto list = nlohmann::json::parse(r.out);
+  const auto registry = collsim::algo::builtin_registry();
+  REQUIRE(list.size() == registry.all().size());
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    CHECK(list[i]["algorithm"] == registry.all()[i].name);
+    CHECK_FALSE(list[i]["steps"].get<std::string>().empty());
+    CHECK_FALSE(list[i]["bytes_sent_per_rank_max"].get<std::string>().empty());
+  }
+  const auto table = run_collsim({"algorithms"});
+  CHECK_THAT(table.out, Catch::Contains("2(N-1)/N*S") && Catch::Contains("double-tree"));
+  check_bad_input({"simulate", "--size", "1M", "--collective", "alltoall", "--algorithm", "tree"}, "tree supports");
 }

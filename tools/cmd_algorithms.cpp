@@ -1,0 +1,50 @@
+// collsim algorithms: every algorithm, the collectives it builds, its steps and traffic as formulas.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "tools/cli.hpp"
+#include "tools/commands.hpp"
+
+namespace collsim::cli {
+
+CLI::App* add_algorithms(CLI::App& app, AlgorithmsOptions& o) {
+  auto* cmd = app.add_subcommand("algorithms",
+                                 "List every algorithm with the collectives it supports, its step count and the "
+                                 "bytes its busiest rank sends, as formulas");
+  add_value(*cmd, "--format", o.format, "table (default) or json");
+  return cmd;
+}
+
+int run_algorithms(const AlgorithmsOptions& o, std::ostream& out) {
+  if (o.format != "table" && o.format != "json")
+    throw UsageError(fmt::format("--format: found \"{}\", expected table or json", o.format));
+  const auto registry = algo::builtin_registry();
+  if (o.format == "json") {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const auto& a : registry.all())
+      list.push_back({{"algorithm", a.name},
+                      {"collective", sched::collective_name(a.collective)},
+                      {"steps", a.steps},
+                      {"bytes_sent_per_rank_max", a.bytes_per_rank},
+                      {"options", a.options},
+                      {"description", a.description}});
+    out << list.dump(2) << "\n";
+    return kExitOk;
+  }
+  out << "N ranks, S bytes (nccl-tests size), C pipeline chunks; every algorithm supports every N >= 1 and S >= 0.\n\n";
+  const auto row = [&out](std::string_view a, std::string_view c, std::string_view s, std::string_view b,
+                          std::string_view n) {
+    std::string line = fmt::format("{:<19}{:<15}{:<40}{:<35}{}", a, c, s, b, n);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << "\n";
+  };
+  row("algorithm", "collective", "steps", "bytes sent (busiest rank)", "options and notes");
+  for (const auto& a : registry.all())
+    row(a.name, sched::collective_name(a.collective), a.steps, a.bytes_per_rank, a.options);
+  out << "\nSources:\n";
+  for (const auto& a : registry.all())
+    out << fmt::format("  {} {}: {}\n", a.name, sched::collective_name(a.collective), a.description);
+  return kExitOk;
+}
+
+}  // namespace collsim::cli

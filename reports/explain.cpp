@@ -39,8 +39,11 @@ Explanation explain(const sched::Schedule& schedule) {
   Explanation ex;
   for (sched::ChunkId c = 0; c < schedule.chunks.size(); ++c) {
     const auto& ch = schedule.chunks[c];
-    ex.chunks.push_back(ch.size == 0 ? fmt::format("chunk {} = no elements", c)
-                                     : fmt::format("chunk {} = elements {}..{}", c, ch.offset, ch.offset + ch.size - 1));
+    // Output and scratch chunks are other buffers: say which, so "elements" are not read as data.
+    const char* where = ch.buffer == sched::Buffer::Data ? "" : ch.buffer == sched::Buffer::Output ? "output " : "scratch ";
+    ex.chunks.push_back(ch.size == 0 ? fmt::format("chunk {} = no {}elements", c, where)
+                                     : fmt::format("chunk {} = {}elements {}..{}", c, where, ch.offset,
+                                                   ch.offset + ch.size - 1));
   }
   validation::SymbolicState state(schedule);
   const sched::CollectiveSpec spec(schedule);
@@ -69,9 +72,12 @@ Explanation explain(const sched::Schedule& schedule) {
     es.phase_step = es.phase.empty() ? step : step - phase_first[es.phase] + 1;
     for (sched::OpId id : ops) {
       const sched::Op& op = schedule.ops[id];
-      es.sends.push_back(fmt::format("GPU{} -> GPU{}: {} ({} chunk {})", op.src, op.dst,
-                                     validation::content_text(state.at(op.src, op.src_chunk), schedule.nranks),
-                                     op.combine == sched::Combine::Reduce ? "added into" : "copied to", op.dst_chunk));
+      const std::string what = validation::content_text(state.at(op.src, op.src_chunk), schedule.nranks);
+      const char* how = op.combine == sched::Combine::Reduce ? "added into" : "copied to";
+      es.sends.push_back(op.src == op.dst
+                             ? fmt::format("GPU{} locally: {} from chunk {} {} chunk {}", op.src, what, op.src_chunk, how,
+                                           op.dst_chunk)
+                             : fmt::format("GPU{} -> GPU{}: {} ({} chunk {})", op.src, op.dst, what, how, op.dst_chunk));
       if (op.src != op.dst) ex.elements_sent[op.src] += schedule.op_bytes(id);
       // A broken schedule still gets explained; the closing check names the problem.
       (void)state.apply(id);

@@ -2,19 +2,43 @@
 
 namespace collsim::algo {
 
+namespace {
+// Scratch slot for distance d (1-based) and a part of the longer (0) or shorter (1) size.
+sched::ChunkId scratch_slot(sched::Rank nranks, sched::Rank d, bool longer) {
+  return nranks + 2 * (d - 1) + (longer ? 0 : 1);
+}
+}  // namespace
+
+std::vector<sched::Chunk> direct_reduce_scatter_chunks(Bytes size, sched::Rank nranks) {
+  auto chunks = sched::split_even(size, nranks);
+  const Bytes shorter = size / nranks;
+  const Bytes longer = shorter + (size % nranks == 0 ? 0 : 1);
+  Bytes offset = 0;
+  for (sched::Rank d = 1; d < nranks; ++d)
+    for (const Bytes len : {longer, shorter}) {
+      chunks.push_back(sched::Chunk{offset, len, sched::Buffer::Scratch, 0});
+      offset += len;
+    }
+  return chunks;
+}
+
 void add_direct_reduce_scatter(sched::ScheduleBuilder& b, sched::Rank nranks, std::uint32_t step) {
   // Distance-major order: in each round every rank sends to one peer and receives from one, the
   // order a NIC-friendly one-shot schedule posts them in.
   for (sched::Rank d = 1; d < nranks; ++d)
     for (sched::Rank r = 0; r < nranks; ++r) {
       const sched::Rank owner = (r + d) % nranks;
-      b.send(r, owner, owner, owner, sched::Combine::Reduce, step);
+      const bool longer = b.chunk_size_of(owner) == b.chunk_size_of(0);  // part 0 is never the shorter
+      const sched::ChunkId slot = scratch_slot(nranks, d, longer);
+      b.send(r, owner, owner, slot, sched::Combine::Copy, step);
+      b.send(owner, slot, owner, owner, sched::Combine::Reduce, step);
     }
 }
 
 sched::Schedule build_direct_reduce_scatter(const Request& request) {
   const sched::Rank n = request.nranks;
-  sched::ScheduleBuilder b(sched::Collective::ReduceScatter, n, request.size, sched::split_even(request.size, n));
+  sched::ScheduleBuilder b(sched::Collective::ReduceScatter, n, request.size,
+                           direct_reduce_scatter_chunks(request.size, n));
   add_direct_reduce_scatter(b, n, 1);
   return std::move(b).build("direct");
 }

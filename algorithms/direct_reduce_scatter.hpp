@@ -10,20 +10,21 @@
 
 namespace collsim::algo {
 
-/// Adds the ops of a direct reduce-scatter over split_even(S, N) parts (chunk q = part q) to `b`,
-/// all in step `step`: for distance d = 1..N-1, rank r sends part (r+d) mod N to rank (r+d) mod N,
-/// which adds it into its own copy. Rank q thus receives N-1 reduces into chunk q, one from every
-/// peer, and never sends part q. The builder orders writes to one chunk by data-flow hazards, so
-/// those N-1 reduces wait for each other (in the order q-1, q-2, ...): the simulated time of the
-/// step is serialised at each receiver. That stands for a receiver that adds one incoming buffer at
-/// a time; acceptable for now. Receiving into one scratch slot per peer and adding locally (local
-/// ops cost no network time) would let the transfers overlap. Precondition: b's chunk table is
-/// split_even(S, N).
+/// The chunk table of a direct reduce-scatter: split_even(S, N) data parts (chunk q = part q),
+/// then 2(N-1) scratch receive slots, one per distance d = 1..N-1 and part size (the first S mod N
+/// parts are a byte longer), shared by all ranks.
+std::vector<sched::Chunk> direct_reduce_scatter_chunks(Bytes size, sched::Rank nranks);
+
+/// Adds the ops of a direct reduce-scatter to `b` (whose chunk table is
+/// direct_reduce_scatter_chunks(S, N)), all in step `step`: for distance d = 1..N-1, rank r sends
+/// part q = (r+d) mod N to rank q, into q's scratch slot for distance d, and q adds it into its own
+/// copy with a local op. The N-1 transfers into a rank therefore overlap (they would wait for each
+/// other if they reduced into one chunk), and the additions cost no network time.
 void add_direct_reduce_scatter(sched::ScheduleBuilder& b, sched::Rank nranks, std::uint32_t step);
 
 /// One step (none for N = 1): add_direct_reduce_scatter in step 1. Rank r sends every part but its
 /// own, S - |part r| bytes, so the busiest rank sends S - floor(S/N) = ceil((N-1)/N · S) bytes
-/// ((N-1)/N · S when N divides S). Receivers reduce one peer at a time (see above).
+/// ((N-1)/N · S when N divides S).
 sched::Schedule build_direct_reduce_scatter(const Request& request);
 
 }  // namespace collsim::algo

@@ -81,7 +81,7 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 &build_direct_allreduce, "2", "2(N-1)/N*S", ""});
   registry.add({"direct", sched::Collective::ReduceScatter,
                 "every rank sends part q to rank q, which reduces, 1 step (MPICH pairwise, all at once)",
-                &build_direct_reduce_scatter, "1", "(N-1)/N*S", "reductions into one part are serialised"});
+                &build_direct_reduce_scatter, "1", "(N-1)/N*S", "receives into scratch slots, adds locally"});
   registry.add({"direct", sched::Collective::AllGather, "every rank sends its part to every peer, 1 step",
                 &build_direct_allgather, "1", "(N-1)*ceil(S/N)", ""});
   registry.add({"direct", sched::Collective::AllToAll,

@@ -57,6 +57,9 @@ class ScheduleBuilder {
   /// a rank may send what it already holds ahead of its step.
   void order_steps_per_rank() { ordered_steps_ = true; }
 
+  /// Bytes of chunk `c` of the table (for builders that pick slots by size).
+  [[nodiscard]] Bytes chunk_size_of(ChunkId c) const { return schedule_.chunks.at(c).size; }
+
   /// Names the steps first..last (for explain and reports). Ranges must not overlap.
   void add_phase(std::string name, std::uint32_t first_step, std::uint32_t last_step);
 

@@ -14,7 +14,7 @@ std::uint64_t pipeline_chunk_count(Bytes size, Bytes chunk_size) {
   return std::max<std::uint64_t>(1, size / chunk_size + (size % chunk_size != 0 ? 1 : 0));
 }
 
-std::vector<sched::Chunk> pipeline_chunks(Bytes size, Bytes chunk_size) {
+std::vector<sched::Chunk> pipeline_chunks(Bytes offset, Bytes size, Bytes chunk_size) {
   const std::uint64_t count = pipeline_chunk_count(size, chunk_size);
   // Checked here, before allocating: a tiny chunk size on a large message would otherwise ask
   // for billions of chunks before the builder could refuse them.
@@ -25,8 +25,8 @@ std::vector<sched::Chunk> pipeline_chunks(Bytes size, Bytes chunk_size) {
   std::vector<sched::Chunk> chunks;
   chunks.reserve(count);
   for (std::uint64_t c = 0; c < count; ++c) {
-    const Bytes offset = c * chunk_size;
-    chunks.push_back(sched::Chunk{offset, std::min(chunk_size, size - offset), sched::Buffer::Data, 0});
+    const Bytes at = c * chunk_size;
+    chunks.push_back(sched::Chunk{offset + at, std::min(chunk_size, size - at), sched::Buffer::Data, 0});
   }
   return chunks;
 }

@@ -14,12 +14,12 @@ namespace collsim::algo {
 /// moves as a single unpipelined chunk). Throws std::invalid_argument when chunk_size is 0.
 std::uint64_t pipeline_chunk_count(Bytes size, Bytes chunk_size);
 
-/// The data buffer of `size` bytes cut into pipeline_chunk_count(size, chunk_size) chunks, in order:
+/// Bytes [offset, offset + size) of the data buffer cut into pipeline_chunk_count(size, chunk_size) chunks, in order:
 /// chunk c covers [c·chunk_size, min((c+1)·chunk_size, size)), so only the last may be shorter
 /// (as NCCL cuts it). Chunks have part 0: the whole-buffer collectives (broadcast, reduce,
 /// all-reduce) ignore parts. Throws std::invalid_argument when chunk_size is 0, std::length_error
 /// when there would be more than ScheduleBuilder::kMaxSlots chunks.
-std::vector<sched::Chunk> pipeline_chunks(Bytes size, Bytes chunk_size);
+std::vector<sched::Chunk> pipeline_chunks(Bytes offset, Bytes size, Bytes chunk_size);
 
 /// The all-to-all chunk table for N = `nranks` ranks and S = `size`: with B = floor(S/N), chunk j
 /// (0 <= j < N) is data block j, bytes [j·B, (j+1)·B) of the send buffer (part j: the block for

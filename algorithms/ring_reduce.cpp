@@ -7,7 +7,7 @@ namespace collsim::algo {
 
 sched::Schedule build_ring_reduce(const Request& request) {
   const sched::Rank n = request.nranks;
-  auto chunks = pipeline_chunks(request.size, request.chunk_size);
+  auto chunks = pipeline_chunks(0, request.size, request.chunk_size);
   const auto nchunks = static_cast<sched::ChunkId>(chunks.size());
   sched::ScheduleBuilder b({sched::Collective::Reduce, n, request.size, request.root, 0}, std::move(chunks));
   // Chain rank N-1 is the root itself.

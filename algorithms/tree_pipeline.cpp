@@ -57,19 +57,6 @@ void emit_down(sched::ScheduleBuilder& b, const Tree& tree, const Levels& l, sch
 
 }  // namespace
 
-std::vector<sched::Chunk> pipeline_chunks(Bytes offset, Bytes size, Bytes chunk_size) {
-  if (chunk_size == 0) throw std::invalid_argument("the pipeline chunk size must be at least 1 byte");
-  std::vector<sched::Chunk> chunks;
-  chunks.reserve(static_cast<std::size_t>(std::max<Bytes>(1, (size + chunk_size - 1) / chunk_size)));
-  Bytes done = 0;
-  do {
-    const Bytes n = std::min(chunk_size, size - done);
-    chunks.push_back(sched::Chunk{offset + done, n, sched::Buffer::Data, 0});
-    done += n;
-  } while (done < size);
-  return chunks;
-}
-
 void add_scratch_chunks(std::vector<sched::Chunk>& chunks) {
   const std::size_t n = chunks.size();
   chunks.reserve(2 * n);

@@ -18,6 +18,8 @@
 // in the step its second child's chunk arrives.
 #pragma once
 
+#include "algorithms/chunk_tables.hpp"
+
 #include <cstdint>
 #include <vector>
 
@@ -26,11 +28,6 @@
 
 namespace collsim::algo {
 
-/// Cuts bytes [offset, offset + size) of the data buffer into pipeline chunks of `chunk_size`
-/// bytes, in order, the last one shorter: max(1, ceil(size / chunk_size)) chunks, so a message of
-/// one chunk or less (even an empty one) moves in one piece. Throws std::invalid_argument for a
-/// chunk_size of 0.
-std::vector<sched::Chunk> pipeline_chunks(Bytes offset, Bytes size, Bytes chunk_size);
 
 /// Appends to `chunks` one scratch chunk per chunk (same offset and size); the scratch chunk of
 /// chunk c is c + the number of chunks given.

@@ -115,12 +115,12 @@ TEST_CASE("pipeline chunks: one unpipelined chunk up to chunk_size, then ceil(S/
   CHECK(algo::pipeline_chunk_count(100, 100) == 1);
   CHECK(algo::pipeline_chunk_count(101, 100) == 2);
   CHECK(algo::pipeline_chunk_count(1000, 100) == 10);
-  const auto chunks = algo::pipeline_chunks(250, 100);
+  const auto chunks = algo::pipeline_chunks(0, 250, 100);
   REQUIRE(chunks.size() == 3);
   CHECK(chunks[2].offset == 200);
   CHECK(chunks[2].size == 50);
-  CHECK_THROWS_AS(algo::pipeline_chunks(10, 0), std::invalid_argument);
-  CHECK_THROWS_AS(algo::pipeline_chunks(Bytes{1} << 40, 1), std::length_error);
+  CHECK_THROWS_AS(algo::pipeline_chunks(0, 10, 0), std::invalid_argument);
+  CHECK_THROWS_AS(algo::pipeline_chunks(0, Bytes{1} << 40, 1), std::length_error);
 }
 
 TEST_CASE("ring all-to-all: N-1 steps, N(N-1)/2·floor(S/N) bytes, successor only", "[algo][ring]") {

@@ -21,6 +21,25 @@ std::vector<Chunk> split_even(Bytes total, std::uint32_t parts) {
   return chunks;
 }
 
+std::vector<Bytes> bytes_sent_per_rank(const Schedule& s) {
+  std::vector<Bytes> sent(s.total_ranks(), 0);
+  for (OpId i = 0; i < s.ops.size(); ++i)
+    if (s.ops[i].src != s.ops[i].dst) sent[s.ops[i].src] += s.op_bytes(i);
+  return sent;
+}
+
+std::vector<Bytes> bytes_received_per_rank(const Schedule& s) {
+  std::vector<Bytes> received(s.total_ranks(), 0);
+  for (OpId i = 0; i < s.ops.size(); ++i)
+    if (s.ops[i].src != s.ops[i].dst) received[s.ops[i].dst] += s.op_bytes(i);
+  return received;
+}
+
+Bytes max_bytes_sent(const Schedule& s) {
+  const auto sent = bytes_sent_per_rank(s);
+  return sent.empty() ? 0 : *std::max_element(sent.begin(), sent.end());
+}
+
 ScheduleBuilder::ScheduleBuilder(const ScheduleHeader& h, std::vector<Chunk> chunks) {
   if (h.nranks == 0) throw std::invalid_argument("ScheduleBuilder: a schedule needs at least one rank");
   if (h.root >= h.nranks)

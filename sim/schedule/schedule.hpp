@@ -98,6 +98,14 @@ struct Schedule {
   [[nodiscard]] Bytes op_bytes(OpId id) const { return chunks[ops[id].src_chunk].size; }
 };
 
+/// Bytes each rank (participants then helpers) sends over the network: the sizes of its ops with
+/// src != dst; local ops move nothing.
+std::vector<Bytes> bytes_sent_per_rank(const Schedule& schedule);
+/// Bytes each rank receives over the network.
+std::vector<Bytes> bytes_received_per_rank(const Schedule& schedule);
+/// The largest of bytes_sent_per_rank (0 for no ranks).
+Bytes max_bytes_sent(const Schedule& schedule);
+
 /// Cuts `total` bytes into `parts` contiguous chunks of whole bytes (chunk i has part = i): the first total mod parts
 /// chunks have ceil(total/parts) bytes, the rest floor(total/parts) (so chunks may be empty when
 /// total < parts). Precondition: parts >= 1.

@@ -23,28 +23,11 @@ using sched::Rank;
 
 namespace {
 
+constexpr auto sent = sched::bytes_sent_per_rank;
+constexpr auto received = sched::bytes_received_per_rank;
+constexpr auto max_sent = sched::max_bytes_sent;
+
 algo::Request request(Collective c, Rank n, Bytes size) { return algo::Request{c, n, size}; }
-
-/// Bytes each rank (participants and helpers) sends over the network: local ops do not count.
-std::vector<Bytes> sent(const sched::Schedule& s) {
-  std::vector<Bytes> out(s.total_ranks(), 0);
-  for (sched::OpId i = 0; i < s.ops.size(); ++i)
-    if (s.ops[i].src != s.ops[i].dst) out[s.ops[i].src] += s.op_bytes(i);
-  return out;
-}
-
-/// Bytes each rank receives over the network.
-std::vector<Bytes> received(const sched::Schedule& s) {
-  std::vector<Bytes> out(s.total_ranks(), 0);
-  for (sched::OpId i = 0; i < s.ops.size(); ++i)
-    if (s.ops[i].src != s.ops[i].dst) out[s.ops[i].dst] += s.op_bytes(i);
-  return out;
-}
-
-Bytes max_sent(const sched::Schedule& s) {
-  const auto v = sent(s);
-  return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
-}
 
 std::uint32_t log2_floor(Rank n) { return static_cast<std::uint32_t>(std::bit_width(n) - 1); }
 

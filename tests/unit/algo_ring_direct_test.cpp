@@ -27,23 +27,13 @@ using sched::Collective;
 
 namespace {
 
+constexpr auto sent_per_rank = sched::bytes_sent_per_rank;
+constexpr auto max_sent = sched::max_bytes_sent;
+
 const std::vector<sched::Rank> kRanks{1, 2, 3, 4, 5, 7, 8, 16, 33};
 
 /// Sizes for N ranks: empty, smaller than N, not divisible by N, divisible by N, a prime.
 std::vector<Bytes> sizes_for(sched::Rank n) { return {0, 1, Bytes{n} + 1, 1000 * Bytes{n}, 1000003}; }
-
-/// Bytes each rank sends over the network (local ops excluded).
-std::vector<Bytes> sent_per_rank(const sched::Schedule& s) {
-  std::vector<Bytes> sent(s.total_ranks(), 0);
-  for (sched::OpId id = 0; id < s.ops.size(); ++id)
-    if (s.ops[id].src != s.ops[id].dst) sent[s.ops[id].src] += s.op_bytes(id);
-  return sent;
-}
-
-Bytes max_sent(const sched::Schedule& s) {
-  const auto sent = sent_per_rank(s);
-  return sent.empty() ? 0 : *std::max_element(sent.begin(), sent.end());
-}
 
 Bytes ceil_div(Bytes a, Bytes b) { return (a + b - 1) / b; }
 

@@ -23,6 +23,9 @@ using algo::kNoRank;
 
 namespace {
 
+constexpr auto sent_per_rank = sched::bytes_sent_per_rank;
+constexpr auto max_sent = sched::max_bytes_sent;
+
 // ceil(log2 n), by doubling (independent of algo::ceil_log2).
 std::uint32_t levels(std::uint32_t n) {
   std::uint32_t d = 0;
@@ -42,19 +45,6 @@ algo::Request request(sched::Collective c, sched::Rank n, Bytes size, Bytes chun
   r.chunk_size = chunk;
   r.root = root;
   return r;
-}
-
-// Bytes each rank sends over the network (local ops excluded), the brief's per-rank measure.
-std::vector<Bytes> sent_per_rank(const sched::Schedule& s) {
-  std::vector<Bytes> sent(s.total_ranks(), 0);
-  for (sched::OpId i = 0; i < s.ops.size(); ++i)
-    if (s.ops[i].src != s.ops[i].dst) sent[s.ops[i].src] += s.op_bytes(i);
-  return sent;
-}
-
-Bytes max_sent(const sched::Schedule& s) {
-  const auto v = sent_per_rank(s);
-  return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
 }
 
 std::vector<sched::Rank> parents(const algo::Tree& t) {

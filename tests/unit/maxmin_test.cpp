@@ -1,0 +1,63 @@
+// Max-min fairness, cases worked out by hand (SimGrid's maxmin tests style: system, expectation,
+// reason).
+#include <catch2/catch.hpp>
+
+#include "sim/network/maxmin.hpp"
+
+using collsim::net::MaxMinSolver;
+
+TEST_CASE("two flows on one link get half each", "[maxmin]") {
+  MaxMinSolver s;
+  const auto l = s.add_resource(100);
+  s.add_flow({l});
+  s.add_flow({l});
+  CHECK(s.solve() == std::vector<double>{50, 50});
+}
+
+TEST_CASE("parking lot: a long flow across three links and a short flow on each", "[maxmin]") {
+  // Each link (capacity 1) carries the long flow and one short one: all four get 1/2.
+  MaxMinSolver s;
+  const auto a = s.add_resource(1), b = s.add_resource(1), c = s.add_resource(1);
+  s.add_flow({a, b, c});
+  s.add_flow({a});
+  s.add_flow({b});
+  s.add_flow({c});
+  CHECK(s.solve() == std::vector<double>{0.5, 0.5, 0.5, 0.5});
+}
+
+TEST_CASE("a flow limited elsewhere leaves its share to the others", "[maxmin]") {
+  // Link A (capacity 10) carries flows 0 and 1; flow 1 also crosses link B (capacity 2). Flow 1 is
+  // held to 2 by B, so flow 0 gets A's remaining 8, not the even split 5.
+  MaxMinSolver s;
+  const auto a = s.add_resource(10), b = s.add_resource(2);
+  s.add_flow({a});
+  s.add_flow({a, b});
+  CHECK(s.solve() == std::vector<double>{8, 2});
+}
+
+TEST_CASE("a bottleneck cascade", "[maxmin]") {
+  // Link X (3) carries flows 0, 1, 2; link Y (10) carries 2 and 3. X splits 1 each; Y then gives
+  // flow 3 the remaining 9.
+  MaxMinSolver s;
+  const auto x = s.add_resource(3), y = s.add_resource(10);
+  s.add_flow({x});
+  s.add_flow({x});
+  s.add_flow({x, y});
+  s.add_flow({y});
+  CHECK(s.solve() == std::vector<double>{1, 1, 1, 9});
+}
+
+TEST_CASE("half duplex: both directions draw on one resource", "[maxmin]") {
+  // A half-duplex link is one resource for both directions: two opposite flows share it (half
+  // each); full duplex is two resources, each flow gets all of its own.
+  MaxMinSolver half;
+  const auto h = half.add_resource(8);
+  half.add_flow({h});
+  half.add_flow({h});
+  CHECK(half.solve() == std::vector<double>{4, 4});
+  MaxMinSolver full;
+  const auto up = full.add_resource(8), down = full.add_resource(8);
+  full.add_flow({up});
+  full.add_flow({down});
+  CHECK(full.solve() == std::vector<double>{8, 8});
+}

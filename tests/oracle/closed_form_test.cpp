@@ -22,9 +22,9 @@ struct Run {
   sim::Summary summary;
 };
 
-Run simulate(const topo::Topology& t, sched::Rank n, Bytes size) {
+Run simulate(const topo::Topology& t, sched::Rank n, Bytes size, std::string_view model = "fifo") {
   Run r{algo::build_ring_allreduce({sched::Collective::AllReduce, n, size}), {}, {}};
-  auto net = net::make_network_model("fifo", t);
+  auto net = net::make_network_model(model, t);
   const auto gpus = t.gpus().first(n);
   r.result = sim::run(r.schedule, t, gpus, *net);
   r.summary = sim::summarize(r.schedule, t, gpus, r.result, "fifo");
@@ -44,7 +44,9 @@ void check_closed_form(topo::Fabric fabric, std::uint32_t hops, Bandwidth bw, Ti
     const auto t = topo::generate_fabric(fabric, n, bw, alpha);
     for (Bytes size : {Bytes{1}, Bytes{n - 1}, Bytes{1000003}, Bytes{1} << 20, (Bytes{1} << 30) + 7}) {
       INFO("N = " << n << ", S = " << size);
-      const auto r = simulate(t, n, size);
+      for (const char* model : {"fifo", "flow"}) {
+      INFO("network model " << model);
+      const auto r = simulate(t, n, size, model);
       const u128 exact = closed_form_times_bw(n, size, hops, alpha, bw);
       const u128 sim = static_cast<u128>(r.result.makespan.count()) * bw.bits_per_s;
       // Each transfer rounds its duration up once, to the picosecond: at most 1 ps per step late.
@@ -52,6 +54,7 @@ void check_closed_form(topo::Fabric fabric, std::uint32_t hops, Bandwidth bw, Ti
       CHECK(sim - exact < u128{2} * (n - 1) * bw.bits_per_s);
       CHECK(r.summary.steps == 2 * (n - 1));
       CHECK(r.result.makespan >= r.summary.lower_bound);
+      }
     }
   }
 }

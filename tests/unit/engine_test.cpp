@@ -107,3 +107,33 @@ TEST_CASE("a transfer waiting for one link does not hold another idle link", "[e
   CHECK(r.ops[c].finish == us(3));
   CHECK(r.ops[blocked].finish == us(1) + us(3));  // starts when A and C have freed its links, at 1 us
 }
+
+TEST_CASE("flow model: two transfers into one link share it fairly", "[engine][flow]") {
+  // gpu0 -> gpu1 and gpu2 -> gpu1 both cross sw->gpu1 (10 GB/s): 5 GB/s each, so 10 kB takes 2 us
+  // to transmit and arrives 2 us (two links' latency) later, for both (max-min: half each).
+  const auto t = star();
+  sched::ScheduleBuilder b(sched::Collective::AllReduce, 3, 20000, sched::split_even(20000, 2));
+  const auto first = b.send(0, 1, 0, sched::Combine::Copy, 1);
+  const auto second = b.send(2, 1, 1, sched::Combine::Copy, 1);
+  const auto s = std::move(b).build("t");
+  auto model = net::make_network_model("flow", t);
+  const std::vector<topo::NodeId> gpus(t.gpus().begin(), t.gpus().end());
+  const auto r = sim::run(s, t, std::span(gpus).first(3), *model);
+  CHECK(r.ops[first].finish == us(4));
+  CHECK(r.ops[second].finish == us(4));
+}
+
+TEST_CASE("flow model: transfers of one connection go in order, not shared", "[engine][flow]") {
+  // Two 10 kB transfers gpu0 -> gpu1: the first transmits in 1 us (arrives at 3 us), the second
+  // then in the next 1 us (arrives at 4 us), rather than both at half rate arriving at 4 us.
+  const auto t = star();
+  sched::ScheduleBuilder b(sched::Collective::AllReduce, 2, 20000, sched::split_even(20000, 2));
+  const auto first = b.send(0, 1, 0, sched::Combine::Copy, 1);
+  const auto second = b.send(0, 1, 1, sched::Combine::Copy, 1);
+  const auto s = std::move(b).build("t");
+  auto model = net::make_network_model("flow", t);
+  const std::vector<topo::NodeId> gpus(t.gpus().begin(), t.gpus().end());
+  const auto r = sim::run(s, t, std::span(gpus).first(2), *model);
+  CHECK(r.ops[first].finish == us(3));
+  CHECK(r.ops[second].finish == us(4));
+}

@@ -37,7 +37,7 @@ CLI::App* add_simulate(CLI::App& app, SimulateOptions& o) {
                   "0 is simulated as pure latency");
   add_value(*cmd, "--ranks", o.ranks, "Use the first N GPUs of the topology (default: all)");
   add_value(*cmd, "--format", o.format, "table (default), json or csv; json/csv print only the document");
-  add_value(*cmd, "--network", o.network, "Network model: fifo (one transfer per link and direction at a time)");
+  add_value(*cmd, "--network", o.network, "Network model: flow (default; links shared max-min fairly) or fifo (one transfer per link and direction at a time)");
   return cmd;
 }
 

@@ -16,7 +16,7 @@ struct SimulateOptions {
   std::string size;
   std::string ranks;
   std::string format = "table";
-  std::string network = "fifo";
+  std::string network = "flow";
 };
 CLI::App* add_simulate(CLI::App& app, SimulateOptions& options);
 int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream& err);

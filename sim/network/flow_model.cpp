@@ -2,33 +2,29 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
+#include <unordered_map>
 
 #include "sim/network/maxmin.hpp"
 
 namespace collsim::net {
 namespace {
-// Tokens: even = a rate solution's next end (generation << 1), odd = an arrival ((id << 1) | 1).
-std::uint64_t check_token(std::uint64_t generation) { return generation << 1; }
+// Tokens: bit 0 = kind (0: end of transmission, 1: arrival), bits 1..32 = transfer id, bits 33..
+// = the flow's projection version.
+std::uint64_t end_token(TransferId id, std::uint32_t version) {
+  return (std::uint64_t{version} << 33) | (std::uint64_t{id} << 1);
+}
 std::uint64_t arrive_token(TransferId id) { return (std::uint64_t{id} << 1) | 1; }
 }  // namespace
 
 FlowModel::FlowModel(const topo::Topology& topology)
-    : topology_(topology), users_(topology.links().size(), 0), busy_(topology.links().size(), Time{0}) {}
-
-void FlowModel::advance(Time now) {
-  const Time dt = now - last_;
-  if (dt > Time{0}) {
-    for (std::size_t l = 0; l < users_.size(); ++l)
-      if (users_[l] > 0) busy_[l] += dt;
-    for (Flow& f : active_)
-      if (!f.exact) f.bits_left = std::max(0.0, f.bits_left - f.rate * static_cast<double>(dt.count()) * 1e-12);
-  }
-  last_ = now;
-}
+    : topology_(topology),
+      on_resource_(topology.resource_count()),
+      users_(topology.links().size(), 0),
+      busy_since_(topology.links().size(), Time{0}),
+      busy_(topology.links().size(), Time{0}),
+      seen_resource_(topology.resource_count(), 0) {}
 
 void FlowModel::start(Time now, TransferId id, const topo::Route& route, Bytes bytes, WakeQueue& queue) {
-  advance(now);
   if (route.links.empty()) {
     queue.wake_at(now, arrive_token(id));
     return;
@@ -39,94 +35,125 @@ void FlowModel::start(Time now, TransferId id, const topo::Route& route, Bytes b
   }
   waiting_[&route];  // marks the connection busy
   begin(now, id, route, bytes);
-  resolve(now, queue);
+  resolve(now, flows_[id].resources, queue);
 }
 
 void FlowModel::begin(Time now, TransferId id, const topo::Route& route, Bytes bytes) {
-  Flow f;
-  f.id = id;
+  if (id >= flows_.size()) flows_.resize(static_cast<std::size_t>(id) + 1);
+  Flow& f = flows_[id];
+  f = Flow{};
   f.route = &route;
-  f.started = now;
   f.bytes = bytes;
-  f.bits_left = static_cast<double>(bytes) * 8.0;
-  for (topo::LinkId l : route.links) ++users_[l];
-  active_.push_back(f);
+  f.started = now;
+  f.updated = now;
+  f.active = true;
+  for (topo::LinkId l : route.links) {
+    f.resources.push_back(topology_.link(l).resource);
+    if (users_[l]++ == 0) busy_since_[l] = now;
+  }
+  std::sort(f.resources.begin(), f.resources.end());
+  f.resources.erase(std::unique(f.resources.begin(), f.resources.end()), f.resources.end());
+  for (auto r : f.resources) on_resource_[r].push_back(id);
 }
 
-void FlowModel::resolve(Time now, WakeQueue& queue) {
-  if (active_.empty()) return;
-  MaxMinSolver solver;
-  std::map<std::uint32_t, std::uint32_t> index;  // resource -> solver index (ordered: deterministic)
-  for (const Flow& f : active_)
-    for (topo::LinkId l : f.route->links) {
-      const topo::Link& link = topology_.link(l);
-      if (!index.count(link.resource))
-        index[link.resource] = solver.add_resource(static_cast<double>(link.bandwidth.bits_per_s));
+void FlowModel::end(Time now, TransferId id) {
+  Flow& f = flows_[id];
+  f.active = false;
+  ++f.version;
+  for (topo::LinkId l : f.route->links)
+    if (--users_[l] == 0) busy_[l] += now - busy_since_[l];
+  for (auto r : f.resources) {
+    auto& v = on_resource_[r];
+    v.erase(std::find(v.begin(), v.end(), id));
+  }
+}
+
+void FlowModel::resolve(Time now, const std::vector<std::uint32_t>& start_resources, WakeQueue& queue) {
+  // The flows connected to the change through shared resources (breadth-first); only their rates
+  // can move.
+  ++stamp_;
+  std::vector<std::uint32_t> resources;
+  std::vector<TransferId> component;
+  for (auto r : start_resources)
+    if (seen_resource_[r] != stamp_) {
+      seen_resource_[r] = stamp_;
+      resources.push_back(r);
     }
-  for (const Flow& f : active_) {
+  std::unordered_map<TransferId, bool> in_component;
+  for (std::size_t i = 0; i < resources.size(); ++i) {
+    for (TransferId id : on_resource_[resources[i]]) {
+      if (!in_component.emplace(id, true).second) continue;
+      component.push_back(id);
+      for (auto r : flows_[id].resources)
+        if (seen_resource_[r] != stamp_) {
+          seen_resource_[r] = stamp_;
+          resources.push_back(r);
+        }
+    }
+  }
+  if (component.empty()) return;
+  std::sort(component.begin(), component.end());  // deterministic solver input
+
+  MaxMinSolver solver;
+  std::unordered_map<std::uint32_t, std::uint32_t> index;
+  for (auto r : resources) {
+    // Any directed link of the resource carries its bandwidth (both directions of a half-duplex link agree).
+    index[r] = solver.add_resource(static_cast<double>(topology_.link(r).bandwidth.bits_per_s));
+  }
+  for (TransferId id : component) {
     std::vector<std::uint32_t> rs;
-    for (topo::LinkId l : f.route->links) rs.push_back(index[topology_.link(l).resource]);
-    std::sort(rs.begin(), rs.end());
-    rs.erase(std::unique(rs.begin(), rs.end()), rs.end());
+    for (auto r : flows_[id].resources) rs.push_back(index[r]);
     solver.add_flow(std::move(rs));
   }
   const auto rates = solver.solve();
-  Time next = Time::max();
-  for (std::size_t i = 0; i < active_.size(); ++i) {
-    Flow& f = active_[i];
+  for (std::size_t i = 0; i < component.size(); ++i) {
+    Flow& f = flows_[component[i]];
     const double full = static_cast<double>(f.route->bottleneck.bits_per_s);
-    if (f.exact && rates[i] < full) {
-      // First slowdown: what it sent so far at its full rate, then floating point from here.
+    if (f.exact && rates[i] >= full) {
+      // At full speed: the exact end, scheduled once when it starts.
+      if (f.version == 0)
+        queue.wake_at(checked_add(f.started, transfer_time(f.bytes, f.route->bottleneck)), end_token(component[i], ++f.version));
+      continue;
+    }
+    if (f.exact) {
+      // First slowdown: what it sent so far went at full rate; floating point from here on.
       f.exact = false;
       f.bits_left = std::max(0.0, static_cast<double>(f.bytes) * 8.0 -
                                       full * static_cast<double>((now - f.started).count()) * 1e-12);
-    }
-    f.rate = f.exact ? full : rates[i];
-    if (f.exact) {
-      f.end = checked_add(f.started, transfer_time(f.bytes, f.route->bottleneck));
     } else {
-      const double ps = std::ceil(f.bits_left / f.rate * 1e12);
-      f.end = ps >= 9.2e18 ? Time::max() : checked_add(now, Time{static_cast<std::int64_t>(ps)});
+      f.bits_left = std::max(0.0, f.bits_left - f.rate * static_cast<double>((now - f.updated).count()) * 1e-12);
     }
-    next = std::min(next, f.end);
+    f.updated = now;
+    if (f.rate == rates[i] && f.version > 0) continue;  // unchanged: keep the scheduled end
+    f.rate = rates[i];
+    const double ps = std::ceil(f.bits_left / f.rate * 1e12);
+    const Time at = ps >= 9.2e18 ? Time::max() : checked_add(now, Time{static_cast<std::int64_t>(ps)});
+    queue.wake_at(at, end_token(component[i], ++f.version));
   }
-  ++generation_;
-  queue.wake_at(std::max(next, now), check_token(generation_));
 }
 
 void FlowModel::wake(Time now, std::uint64_t token, WakeQueue& queue, std::vector<TransferId>& finished) {
+  const auto id = static_cast<TransferId>((token >> 1) & 0xFFFFFFFFu);
   if (token & 1) {
-    finished.push_back(static_cast<TransferId>(token >> 1));
+    finished.push_back(id);
     return;
   }
-  if ((token >> 1) != generation_) return;  // superseded by a later rate solution
-  advance(now);
-  // Flows that finished transmitting leave the links and arrive a latency later.
-  std::vector<Flow> still;
-  still.reserve(active_.size());
-  std::vector<const topo::Route*> freed;
-  for (const Flow& f : active_) {
-    if (f.end <= now) {
-      for (topo::LinkId l : f.route->links) --users_[l];
-      queue.wake_at(checked_add(now, f.route->latency), arrive_token(f.id));
-      freed.push_back(f.route);
-    } else {
-      still.push_back(f);
-    }
-  }
-  active_ = std::move(still);
-  // Each freed connection starts its next transfer, if any.
-  for (const topo::Route* r : freed) {
-    auto it = waiting_.find(r);
-    if (it->second.empty()) {
-      waiting_.erase(it);
-      continue;
-    }
+  Flow& f = flows_.at(id);
+  if (!f.active || static_cast<std::uint32_t>(token >> 33) != f.version) return;  // superseded
+  const topo::Route* route = f.route;
+  const std::vector<std::uint32_t> freed = f.resources;
+  end(now, id);
+  queue.wake_at(checked_add(now, route->latency), arrive_token(id));
+  // The connection starts its next transfer, if any.
+  auto it = waiting_.find(route);
+  if (it->second.empty()) {
+    waiting_.erase(it);
+  } else {
     const Pending next = it->second.front();
     it->second.pop_front();
-    begin(now, next.id, *r, next.bytes);
+    begin(now, next.id, *route, next.bytes);
   }
-  resolve(now, queue);
+  resolve(now, freed, queue);
 }
 
 }  // namespace collsim::net

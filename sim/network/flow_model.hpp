@@ -1,16 +1,17 @@
 // The flow-level network model: concurrent transfers share links max-min fairly (SimGrid's and
 // ASTRA-sim's analytical family; STYLE.md pattern 10 (b)).
 //
-// Every transmitting transfer has a rate; rates are re-solved (MaxMinSolver) whenever a transfer
-// starts or stops transmitting. A full-duplex link is two resources (one per direction), a
-// half-duplex link one. A transfer transmits its bytes at its rate, then arrives its route's summed
-// latency later, as in the FIFO model. Transfers between the same two nodes form one connection
-// and transmit one after the other in request order, as NCCL moves a channel's slices in order
-// (sharing a link among a thousand pipeline chunks of one connection would finish none early and
-// stall every pipeline). A transfer whose rate stays at its route's bottleneck for
-// its whole life (no contention) ends exactly at start + ceil(8n·1e12 / B) ps, so contention-free
-// runs equal the closed forms; a shared one is tracked in floating point and its end rounded up to
-// the picosecond.
+// Every transmitting transfer has a rate. When a transfer starts or stops transmitting, the rates
+// are re-solved (MaxMinSolver) for the flows connected to it through shared links, and only for
+// them: a contention-free transfer costs a constant amount of work. A full-duplex link is two
+// resources (one per direction), a half-duplex link one. A transfer transmits its bytes at its
+// rate, then arrives its route's summed latency later, as in the FIFO model. Transfers between the
+// same two nodes form one connection and transmit one after the other in request order, as NCCL
+// moves a channel's slices in order (sharing a link among a thousand pipeline chunks of one
+// connection would finish none early and stall every pipeline). A transfer whose rate stays at
+// its route's bottleneck for its whole life ends exactly at start + ceil(8n·1e12 / B) ps, so
+// contention-free runs equal the closed forms; a slowed one is tracked in floating point and its
+// end rounded up to the picosecond.
 #pragma once
 
 #include <cstdint>
@@ -33,30 +34,36 @@ class FlowModel final : public NetworkModel {
 
  private:
   struct Flow {
-    TransferId id = 0;
     const topo::Route* route = nullptr;
-    double bits_left = 0;  // used once the flow has been slowed below its bottleneck
-    double rate = 0;       // bits/s
-    bool exact = true;     // never slowed: ends at exact_end
-    Time started{0};
     Bytes bytes = 0;
-    Time end{0};           // projected end of transmission at the current rates
+    Time started{0};
+    bool active = false;
+    bool exact = true;      // never slowed below its bottleneck: ends at started + transfer_time
+    double bits_left = 0;   // at `updated`, once slowed
+    Time updated{0};
+    double rate = 0;        // bits/s
+    std::uint32_t version = 0;  // wake-ups of older projections are ignored
+    std::vector<std::uint32_t> resources;
   };
   struct Pending {
     TransferId id;
     Bytes bytes;
   };
-  void advance(Time now);
   void begin(Time now, TransferId id, const topo::Route& route, Bytes bytes);
-  void resolve(Time now, WakeQueue& queue);
+  void end(Time now, TransferId id);
+  /// Re-solves the rates of the flows connected to `resources` and reschedules their ends.
+  void resolve(Time now, const std::vector<std::uint32_t>& resources, WakeQueue& queue);
 
   const topo::Topology& topology_;
-  std::vector<Flow> active_;
+  std::vector<Flow> flows_;                               // by TransferId
+  std::vector<std::vector<TransferId>> on_resource_;      // transmitting flows, by resource
+  std::vector<std::uint32_t> users_;                      // transmitting flows, by directed link
+  std::vector<Time> busy_since_;                          // by directed link, while users_ > 0
+  std::vector<Time> busy_;                                // by directed link
   std::map<const topo::Route*, std::deque<Pending>> waiting_;  // per connection, behind its active flow
-  std::vector<std::uint32_t> users_;  // by directed link: transmitting flows on it
-  std::vector<Time> busy_;            // by directed link
-  Time last_{0};
-  std::uint64_t generation_ = 0;      // wake-ups from older rate solutions are ignored
+  // Scratch for resolve(), kept to avoid allocating per event.
+  std::vector<std::uint32_t> seen_resource_;
+  std::uint32_t stamp_ = 0;
 };
 
 }  // namespace collsim::net

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "algorithms/registry.hpp"
+#include "sim/schedule/json_io.hpp"
 #include "tools/commands.hpp"
 #include "topologies/topology.hpp"
 
@@ -92,6 +93,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (algorithms_cmd->parsed()) return run_algorithms(algorithms, out);
     return fail(err, kExitBadInput, "expected a subcommand: simulate, explain or topo");
   } catch (const UsageError& e) {
+    return fail(err, kExitBadInput, e.what());
+  } catch (const OutputError& e) {
+    return fail(err, kExitOutput, e.what());
+  } catch (const sched::ScheduleFileError& e) {
     return fail(err, kExitBadInput, e.what());
   } catch (const UnitError& e) {
     return fail(err, kExitBadInput, e.what());

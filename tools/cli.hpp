@@ -22,6 +22,12 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// An output file or stream could not be written (exit 74); what() names it and the reason.
+class OutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// Runs collsim with `args` (without the program name), writing results to `out` and
 /// diagnostics to `err`. Returns the exit code; never throws.
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

@@ -1,16 +1,24 @@
-// collsim simulate: predict one collective on one topology.
+// collsim simulate: predict one collective on one topology, for a built-in algorithm or a
+// schedule file; optionally save the schedule as JSON.
 #include <algorithm>
+#include <array>
+#include <limits>
+#include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "algorithms/closed_form.hpp"
 #include "algorithms/registry.hpp"
-#include "topologies/routes.hpp"
 #include "reports/simulate_report.hpp"
 #include "sim/engine.hpp"
+#include "sim/schedule/json_io.hpp"
 #include "sim/summary.hpp"
+#include "tools/atomic_file.hpp"
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
+#include "topologies/routes.hpp"
+#include "validation/schedule_file.hpp"
 
 namespace collsim::cli {
 namespace {
@@ -26,24 +34,33 @@ algo::AlphaBeta fabric_alpha_beta(const topo::Topology& topology, std::span<cons
   return algo::AlphaBeta{r.latency, r.bottleneck, ports == 1};
 }
 
-}  // namespace
 
-CLI::App* add_simulate(CLI::App& app, SimulateOptions& o) {
-  auto* cmd = app.add_subcommand("simulate", "Predict the time, steps and traffic of one collective on a topology");
-  o.topology.add_to(*cmd);
-  o.algorithm.add_to(*cmd);
-  add_value(*cmd, "--size", o.size,
-                  "S in bytes as nccl-tests counts it: 1G, 512K, 1GiB (powers of 1024), 1GB (powers of 1000). "
-                  "0 is simulated as pure latency");
-  add_value(*cmd, "--ranks", o.ranks, "Use the first N GPUs of the topology (default: all)");
-  add_value(*cmd, "--format", o.format, "table (default), json or csv; json/csv print only the document");
-  add_value(*cmd, "--network", o.network, "Network model: flow (default; links shared max-min fairly) or fifo (one transfer per link and direction at a time)");
-  return cmd;
+// Flags that describe what to build; a schedule file already says all of it.
+constexpr std::array kBuildFlags{"--collective", "--algorithm",  "--size",     "--ranks",
+                                 "--root",       "--chunk-size", "--ps-shards"};
+
+// What to simulate, and where each rank runs.
+struct Plan {
+  topo::Topology topology;
+  sched::Schedule schedule;
+  std::vector<topo::NodeId> rank_to_node;
+  std::optional<algo::Request> request;  // what a built-in algorithm was asked for (for its closed form)
+};
+
+// Runs ranks nranks.. (helpers, such as parameter servers on a CPU) on the nodes named by --ps-node.
+void place_helpers(const topo::Topology& topology, const std::vector<std::string>& ids,
+                   std::vector<topo::NodeId>& rank_to_node) {
+  for (const auto& id : ids) {
+    const auto node = topology.find_node(id);
+    if (!node) throw UsageError(fmt::format("--ps-node: topology {} has no node \"{}\"", topology.name(), id));
+    if (std::find(rank_to_node.begin(), rank_to_node.end(), *node) != rank_to_node.end())
+      throw UsageError(fmt::format("--ps-node: \"{}\" already runs a rank, expected a node outside the ranks", id));
+    rank_to_node.push_back(*node);
+  }
 }
 
-int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err) {
-  if (o.format != "table" && o.format != "json" && o.format != "csv")
-    throw UsageError(fmt::format("--format: found \"{}\", expected table, json or csv", o.format));
+// A built-in algorithm, from the flags.
+Plan build_plan(const SimulateOptions& o) {
   // Checked here rather than by CLI11, so that a mistyped flag (--siz) is reported as such first.
   if (o.size.empty()) throw UsageError("--size: missing; give the message size, e.g. --size 1G");
   const Bytes size = parse_size_flag("--size", o.size);
@@ -51,36 +68,112 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
   const auto registry = algo::builtin_registry();
   const algo::AlgorithmInfo& algorithm = registry.find(o.algorithm.collective_kind(), o.algorithm.algorithm);
 
-  const topo::Topology topology = o.topology.load();
+  topo::Topology topology = o.topology.load();
   const auto gpus = topology.gpus();
   std::uint32_t ranks = static_cast<std::uint32_t>(gpus.size());
   if (!o.ranks.empty()) {
     ranks = parse_count("--ranks", o.ranks, 1, std::numeric_limits<std::uint32_t>::max());
     if (ranks > gpus.size())
-      throw UsageError(fmt::format("--ranks: found {}, but topology {} has only {} GPUs", ranks, topology.name(),
-                                   gpus.size()));
+      throw UsageError(
+          fmt::format("--ranks: found {}, but topology {} has only {} GPUs", ranks, topology.name(), gpus.size()));
   }
+  const algo::Request request = o.algorithm.request(ranks, size);
+  std::vector<topo::NodeId> rank_to_node(gpus.begin(), gpus.begin() + ranks);
+  place_helpers(topology, o.algorithm.ps_nodes(), rank_to_node);
+  sched::Schedule schedule = algorithm.build(request);
+  return Plan{std::move(topology), std::move(schedule), std::move(rank_to_node), request};
+}
+
+// A schedule file (--schedule): it gives the collective, algorithm, ranks and size.
+Plan load_plan(const SimulateOptions& o) {
+  for (const char* flag : kBuildFlags)
+    if (o.was_given(flag))
+      throw UsageError(
+          fmt::format("{}: not allowed with --schedule, which takes the collective, algorithm, ranks "
+                      "and size from the file",
+                      flag));
+  if (o.schedule == "-")
+    throw UsageError(
+        "--schedule: found \"-\", expected a file (reading a schedule from standard input is not "
+        "supported)");
+  sched::Schedule schedule = validation::load_verified_schedule(o.schedule);
+
+  topo::Topology topology = o.topology.load();
+  const auto gpus = topology.gpus();
+  if (schedule.nranks > gpus.size())
+    throw UsageError(fmt::format("--schedule: {} has {} ranks, but topology {} has only {} GPUs; expected at most {}",
+                                 o.schedule, schedule.nranks, topology.name(), gpus.size(), gpus.size()));
+  const auto helpers = o.algorithm.ps_nodes();
+  if (helpers.size() != schedule.helpers)
+    throw UsageError(
+        fmt::format("--ps-node: found {} node(s), but {} has {} helper rank(s); expected one node id per "
+                    "helper (e.g. --ps-node cpu0)",
+                    helpers.size(), o.schedule, schedule.helpers));
+  std::vector<topo::NodeId> rank_to_node(gpus.begin(), gpus.begin() + schedule.nranks);
+  place_helpers(topology, helpers, rank_to_node);
+  return Plan{std::move(topology), std::move(schedule), std::move(rank_to_node), std::nullopt};
+}
+
+}  // namespace
+
+CLI::App* add_simulate(CLI::App& app, SimulateOptions& o) {
+  auto* cmd = app.add_subcommand("simulate", "Predict the time, steps and traffic of one collective on a topology");
+  o.topology.add_to(*cmd);
+  o.algorithm.add_to(*cmd);
+  add_value(*cmd, "--size", o.size,
+            "S in bytes as nccl-tests counts it: 1G, 512K, 1GiB (powers of 1024), 1GB (powers of 1000). "
+            "0 is simulated as pure latency");
+  add_value(*cmd, "--ranks", o.ranks, "Use the first N GPUs of the topology (default: all)");
+  add_value(*cmd, "--format", o.format, "table (default), json or csv; json/csv print only the document");
+  add_value(*cmd, "--network", o.network,
+            "Network model: flow (default; links shared max-min fairly) or fifo (one transfer per link and "
+            "direction at a time)");
+  add_value(*cmd, "--schedule", o.schedule,
+            "Simulate the schedule in this JSON file (sim/schedule/schedule.schema.json), which gives the "
+            "collective, algorithm, ranks and size; it is verified before it runs. Helper ranks run on --ps-node");
+  add_value(*cmd, "--save-schedule", o.save_schedule,
+            "Write the schedule as JSON to this file (atomically), or to standard output with - (then nothing "
+            "else is printed there and nothing is simulated)");
+  // Flags with defaults cannot tell "given" from "default" by value; CLI11 counts them.
+  cmd->callback([cmd, &o] {
+    for (const char* flag : kBuildFlags)
+      if (cmd->count(flag) > 0) o.given.emplace_back(flag);
+    if (cmd->count("--format") > 0) o.given.emplace_back("--format");
+  });
+  return cmd;
+}
+
+int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.format != "table" && o.format != "json" && o.format != "csv")
+    throw UsageError(fmt::format("--format: found \"{}\", expected table, json or csv", o.format));
+  const bool schedule_to_stdout = o.save_schedule == "-";
+  if (schedule_to_stdout && o.was_given("--format"))
+    throw UsageError(
+        "--format: no report is printed when --save-schedule - writes the schedule to standard output; "
+        "expected one or the other");
+  const Plan plan = o.schedule.empty() ? build_plan(o) : load_plan(o);
   std::unique_ptr<net::NetworkModel> network;
   try {
-    network = net::make_network_model(o.network, topology);
+    network = net::make_network_model(o.network, plan.topology);
   } catch (const std::invalid_argument& e) {
     throw UsageError(fmt::format("--network: {}", e.what()));
   }
-
-  const algo::Request request = o.algorithm.request(ranks, size);
-  std::vector<topo::NodeId> rank_to_gpu(gpus.begin(), gpus.begin() + ranks);
-  for (const auto& id : o.algorithm.ps_nodes()) {
-    const auto node = topology.find_node(id);
-    if (!node) throw UsageError(fmt::format("--ps-node: topology {} has no node \"{}\"", topology.name(), id));
-    if (std::find(rank_to_gpu.begin(), rank_to_gpu.end(), *node) != rank_to_gpu.end())
-      throw UsageError(fmt::format("--ps-node: \"{}\" already runs a rank, expected a node outside the ranks", id));
-    rank_to_gpu.push_back(*node);
+  const auto write_schedule = [&](std::ostream& s) { sched::write_schedule_json(plan.schedule, s); };
+  if (schedule_to_stdout) {
+    write_schedule(out);
+    o.topology.default_notice(err);
+    return kExitOk;
   }
-  const sched::Schedule schedule = algorithm.build(request);
-  const sim::Result result = sim::run(schedule, topology, rank_to_gpu, *network);
-  sim::Summary summary = sim::summarize(schedule, topology, rank_to_gpu, result, std::string(network->name()));
-  summary.closed_form = algo::closed_form_time(algorithm.name, request, fabric_alpha_beta(topology, rank_to_gpu));
-  const reports::SimulationView view{summary, result, topology, rank_to_gpu};
+
+  const sim::Result result = sim::run(plan.schedule, plan.topology, plan.rank_to_node, *network);
+  sim::Summary summary =
+      sim::summarize(plan.schedule, plan.topology, plan.rank_to_node, result, std::string(network->name()));
+  if (plan.request)
+    summary.closed_form = algo::closed_form_time(plan.schedule.algorithm, *plan.request,
+                                                 fabric_alpha_beta(plan.topology, plan.rank_to_node));
+  // Saved once the run has succeeded, so a failed command leaves no new file behind.
+  if (!o.save_schedule.empty()) write_file_atomically(o.save_schedule, write_schedule);
+  const reports::SimulationView view{summary, result, plan.topology, plan.rank_to_node};
   o.topology.default_notice(err);
   if (o.format == "json") {
     out << reports::render_json(view);

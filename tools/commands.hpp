@@ -1,8 +1,11 @@
 // The subcommands: their options, registration on the CLI11 app, and what they do.
 #pragma once
 
+#include <algorithm>
 #include <ostream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -17,6 +20,13 @@ struct SimulateOptions {
   std::string ranks;
   std::string format = "table";
   std::string network = "flow";
+  std::string schedule;       ///< --schedule FILE: simulate this schedule file instead of building one
+  std::string save_schedule;  ///< --save-schedule FILE, or "-" for standard output
+  std::vector<std::string> given;  ///< the flags given on the command line that have defaults, e.g. "--format"
+  /// True when `flag` (one of those tracked in `given`) was on the command line.
+  [[nodiscard]] bool was_given(std::string_view flag) const {
+    return std::find(given.begin(), given.end(), flag) != given.end();
+  }
 };
 CLI::App* add_simulate(CLI::App& app, SimulateOptions& options);
 int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream& err);

@@ -57,6 +57,7 @@ struct Op {
   Combine combine = Combine::Copy;
   std::uint32_t step = 1;     ///< logical step, 1-based
   std::uint16_t channel = 0;  ///< parallel ring/tree this op belongs to (NCCL's channel)
+  friend bool operator==(const Op&, const Op&) = default;
 };
 
 /// A named range of steps, for people: "reduce-scatter" is steps 1..N-1 of ring all-reduce.
@@ -64,10 +65,12 @@ struct Phase {
   std::string name;
   std::uint32_t first_step = 1;
   std::uint32_t last_step = 1;
+  friend bool operator==(const Phase&, const Phase&) = default;
 };
 
 /// An immutable, validated schedule. Ops are in a topological order: every dependency of op i
-/// has an id below i. Built only through ScheduleBuilder.
+/// has an id below i. Built only through ScheduleBuilder (a schedule file with explicit
+/// dependencies then replaces them through set_deps, explicit_deps.hpp, once they are checked).
 struct Schedule {
   std::string algorithm;       ///< registry name of the algorithm that made it
   Collective collective = Collective::AllReduce;
@@ -81,6 +84,9 @@ struct Schedule {
   std::vector<Op> ops;
   std::vector<std::uint32_t> dep_offsets;  ///< CSR: deps of op i are deps[dep_offsets[i] .. dep_offsets[i+1])
   std::vector<OpId> deps;
+
+  /// Field by field: the same ops with the same dependencies, chunks, phases and header.
+  friend bool operator==(const Schedule&, const Schedule&) = default;
 
   /// The ops that must finish before op `id` starts, ascending.
   [[nodiscard]] std::span<const OpId> deps_of(OpId id) const {

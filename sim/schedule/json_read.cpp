@@ -1,0 +1,432 @@
+// Reading schedule JSON: strict parsing, structural checks with JSON paths, then ScheduleBuilder
+// (format: json_io.hpp, sim/schedule/schedule.schema.json).
+#include "sim/schedule/json_io.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/schedule/builder.hpp"
+#include "sim/schedule/explicit_deps.hpp"
+
+namespace collsim::sched {
+namespace {
+
+using nlohmann::json;
+
+// Formats a JSON value briefly for "found ..." in messages.
+std::string brief(const json& v) {
+  std::string s = v.dump();
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return s;
+}
+
+// 1-based line and column of byte offset `pos` in `text`.
+std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size_t pos) {
+  pos = std::min(pos, text.size());
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i < pos; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return {line, col};
+}
+
+// A schedule is three levels deep; deeper documents are not schedules, and unbounded nesting
+// would exhaust the stack when a value is printed in a message.
+constexpr int kMaxDepth = 32;
+
+// A first, DOM-free pass that rejects what nlohmann accepts silently: a key given twice in one
+// object (the last would win) and absurd nesting; syntax errors surface here with their position.
+// (nlohmann's parser callback would do the same in one pass, but its end_object scans the whole
+// parent array for discarded values, which is quadratic in the number of ops.)
+class Strictness : public nlohmann::json_sax<json> {
+ public:
+  explicit Strictness(std::string_view where) : where_(where) {}
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override {
+    keys_.emplace_back();
+    return enter();
+  }
+  bool key(string_t& key) override {
+    if (!keys_.back().insert(key).second)
+      throw ScheduleFileError(
+          fmt::format("{}: invalid JSON: key \"{}\" appears twice in one object, expected it once", where_, key));
+    return true;
+  }
+  bool end_object() override {
+    keys_.pop_back();
+    --depth_;
+    return true;
+  }
+  bool start_array(std::size_t) override { return enter(); }
+  bool end_array() override {
+    --depth_;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    // Rethrown as the concrete type, so that parse_strict() reports the position.
+    if (const auto* pe = dynamic_cast<const json::parse_error*>(&e)) throw *pe;
+    if (const auto* oe = dynamic_cast<const json::out_of_range*>(&e)) throw *oe;
+    throw ScheduleFileError(fmt::format("{}: invalid JSON: {}", where_, e.what()));
+  }
+
+ private:
+  bool enter() {
+    if (++depth_ > kMaxDepth)
+      throw ScheduleFileError(fmt::format("{}: invalid JSON: nested deeper than {} levels", where_, kMaxDepth));
+    return true;
+  }
+  std::string where_;
+  int depth_ = 0;
+  std::vector<std::set<std::string>> keys_;
+};
+
+json parse_strict(std::string_view text, std::string_view where) {
+  try {
+    Strictness strict(where);
+    (void)json::sax_parse(text, &strict);
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    // nlohmann's byte is one past the offending character.
+    const auto [line, col] = line_column(text, e.byte == 0 ? 0 : e.byte - 1);
+    std::string detail = e.what();
+    if (auto p = detail.find("column"); p != std::string::npos) {
+      if (auto q = detail.find(": ", p); q != std::string::npos) detail = detail.substr(q + 2);
+    }
+    throw ScheduleFileError(fmt::format("{}:{}:{}: invalid JSON: {}", where, line, col, detail));
+  } catch (const json::exception& e) {
+    // e.g. out_of_range 406, a number too large for a double: no position is given.
+    std::string detail = e.what();
+    if (auto p = detail.find("] "); p != std::string::npos) detail = detail.substr(p + 2);
+    throw ScheduleFileError(fmt::format("{}: invalid JSON: {}", where, detail));
+  }
+}
+
+class Reader {
+ public:
+  explicit Reader(std::string_view where) : where_(where) {}
+
+  [[noreturn]] void fail(const std::string& path, const std::string& msg) const {
+    throw ScheduleFileError(fmt::format("{}: {}: {}", where_, path.empty() ? "/" : path, msg));
+  }
+
+  void only_keys(const json& obj, const std::string& path, std::initializer_list<std::string_view> allowed) const {
+    for (const auto& [key, value] : obj.items()) {
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+        fail(path + "/" + key, fmt::format("unknown key \"{}\", expected one of: {}", key, fmt::join(allowed, ", ")));
+    }
+  }
+
+  const json& member(const json& obj, const std::string& path, const char* key, std::string_view expected) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(path, fmt::format("missing key \"{}\" ({})", key, expected));
+    return *it;
+  }
+
+  const json* optional(const json& obj, const char* key) const {
+    auto it = obj.find(key);
+    return it == obj.end() ? nullptr : &*it;
+  }
+
+  const json& object_at(const json& v, const std::string& path, std::string_view expected) const {
+    if (!v.is_object()) fail(path, fmt::format("found {}, expected {}", brief(v), expected));
+    return v;
+  }
+
+  const json& array_at(const json& v, const std::string& path, std::string_view expected) const {
+    if (!v.is_array()) fail(path, fmt::format("found {}, expected {}", brief(v), expected));
+    return v;
+  }
+
+  std::string string_at(const json& v, const std::string& path, std::string_view expected) const {
+    if (!v.is_string() || v.get_ref<const std::string&>().empty())
+      fail(path, fmt::format("found {}, expected {}", brief(v), expected));
+    const auto& s = v.get_ref<const std::string&>();
+    // Names end up in tables and one-line messages: no control characters.
+    if (std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+      fail(path, fmt::format("found {}, expected {} without control characters", brief(v), expected));
+    return s;
+  }
+
+  /// A whole number in [min, max]; `what` says what it is ("a rank", "a step").
+  std::uint64_t uint_at(const json& v, const std::string& path, std::uint64_t min, std::uint64_t max,
+                        std::string_view what) const {
+    if (!v.is_number_unsigned() || v.get<std::uint64_t>() < min || v.get<std::uint64_t>() > max)
+      fail(path, fmt::format("found {}, expected {}: a whole number from {} to {}", brief(v), what, min, max));
+    return v.get<std::uint64_t>();
+  }
+
+ private:
+  std::string where_;
+};
+
+constexpr std::uint64_t kU32 = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint64_t kU64 = std::numeric_limits<std::uint64_t>::max();
+
+// One op as the file gives it, before dependencies are settled.
+struct FileOp {
+  Op op;
+  std::optional<std::vector<OpId>> deps;
+};
+
+FileOp read_op(const Reader& rd, const json& jop, OpId self, const Schedule& s, std::size_t nops) {
+  const std::string path = fmt::format("/ops/{}", self);
+  rd.object_at(jop, path, "an op object {\"src\", \"dst\", \"chunk\", \"combine\", \"step\"}");
+  rd.only_keys(jop, path, {"src", "dst", "chunk", "src_chunk", "dst_chunk", "combine", "step", "channel", "deps"});
+  FileOp f;
+  Op& op = f.op;
+  const Rank last_rank = s.total_ranks() - 1;
+  const std::string rank_what = s.helpers == 0
+                                    ? std::string("a rank")
+                                    : fmt::format("a rank ({} participants, then {} helpers)", s.nranks, s.helpers);
+  op.src = static_cast<Rank>(
+      rd.uint_at(rd.member(jop, path, "src", "the sending rank"), path + "/src", 0, last_rank, rank_what));
+  op.dst = static_cast<Rank>(
+      rd.uint_at(rd.member(jop, path, "dst", "the receiving rank"), path + "/dst", 0, last_rank, rank_what));
+
+  const std::uint64_t nchunks = s.chunks.size();
+  const auto chunk_at = [&](const json& v, const std::string& p) -> ChunkId {
+    if (nchunks == 0) rd.fail(p, fmt::format("found {}, but the chunk table is empty; expected no ops", brief(v)));
+    return static_cast<ChunkId>(rd.uint_at(v, p, 0, nchunks - 1, "a chunk index into /chunks"));
+  };
+  const json* chunk = rd.optional(jop, "chunk");
+  const json* src_chunk = rd.optional(jop, "src_chunk");
+  const json* dst_chunk = rd.optional(jop, "dst_chunk");
+  if (chunk != nullptr) {
+    if (src_chunk != nullptr || dst_chunk != nullptr)
+      rd.fail(path + (src_chunk != nullptr ? "/src_chunk" : "/dst_chunk"),
+              "found both \"chunk\" and src_chunk/dst_chunk, expected either \"chunk\" (the same chunk on both ranks) "
+              "or \"src_chunk\" and \"dst_chunk\"");
+    op.src_chunk = op.dst_chunk = chunk_at(*chunk, path + "/chunk");
+  } else {
+    if (src_chunk == nullptr && dst_chunk == nullptr)
+      rd.fail(path, "missing key \"chunk\" (or \"src_chunk\" and \"dst_chunk\"): the chunk the op moves");
+    op.src_chunk =
+        chunk_at(rd.member(jop, path, "src_chunk", "the sender's chunk, with dst_chunk"), path + "/src_chunk");
+    op.dst_chunk =
+        chunk_at(rd.member(jop, path, "dst_chunk", "the receiver's chunk, with src_chunk"), path + "/dst_chunk");
+    const Bytes from = s.chunks[op.src_chunk].size, to = s.chunks[op.dst_chunk].size;
+    if (from != to)
+      rd.fail(path + "/dst_chunk",
+              fmt::format("chunk {} has {} bytes but src_chunk {} has {}, expected chunks of the same size",
+                          op.dst_chunk, to, op.src_chunk, from));
+  }
+  if (op.src == op.dst && op.src_chunk == op.dst_chunk)
+    rd.fail(path, fmt::format("rank {} combines chunk {} with itself, expected a different rank or chunk", op.src,
+                              op.src_chunk));
+
+  const json& combine = rd.member(jop, path, "combine", "\"reduce\" or \"copy\"");
+  if (combine == "reduce") {
+    op.combine = Combine::Reduce;
+  } else if (combine == "copy") {
+    op.combine = Combine::Copy;
+  } else {
+    rd.fail(path + "/combine", fmt::format("found {}, expected \"reduce\" (add into the receiver's chunk) or \"copy\" "
+                                           "(overwrite it)",
+                                           brief(combine)));
+  }
+  const json& step = rd.member(jop, path, "step", "the logical step, from 1");
+  if (step.is_number_unsigned() && step.get<std::uint64_t>() == 0)
+    rd.fail(path + "/step", "found 0, expected a step of at least 1 (steps are 1-based)");
+  op.step = static_cast<std::uint32_t>(rd.uint_at(step, path + "/step", 1, kU32, "a logical step"));
+  if (const json* ch = rd.optional(jop, "channel"))
+    op.channel = static_cast<std::uint16_t>(rd.uint_at(*ch, path + "/channel", 0, 65535, "a channel"));
+
+  if (const json* jdeps = rd.optional(jop, "deps")) {
+    rd.array_at(*jdeps, path + "/deps", "an array of op indices (the ops this one waits for)");
+    std::vector<OpId> deps;
+    std::unordered_set<OpId> seen;
+    deps.reserve(jdeps->size());
+    for (std::size_t k = 0; k < jdeps->size(); ++k) {
+      const std::string p = fmt::format("{}/deps/{}", path, k);
+      const json& jd = (*jdeps)[k];
+      const auto d = static_cast<OpId>(rd.uint_at(jd, p, 0, nops - 1, "an op index into /ops"));
+      if (d == self) rd.fail(p, fmt::format("op {} depends on itself, expected another op", self));
+      // A set only for long lists, so that the common short ones allocate nothing more.
+      const bool repeated =
+          deps.size() < 32 ? std::find(deps.begin(), deps.end(), d) != deps.end() : !seen.insert(d).second;
+      if (repeated) rd.fail(p, fmt::format("op {} is listed twice, expected each dependency once", d));
+      deps.push_back(d);
+      if (deps.size() == 32) seen.insert(deps.begin(), deps.end());
+    }
+    f.deps = std::move(deps);
+  }
+  return f;
+}
+
+// Throws when the explicit deps have a forward reference: names a cycle when they form one.
+}  // namespace
+
+Schedule parse_schedule_json(std::string_view text, std::string_view where) {
+  const json doc = parse_strict(text, where);
+  const Reader rd(where);
+  rd.object_at(doc, "", "a schedule object with \"format\", \"collective\", \"ranks\", \"size_bytes\" and \"ops\"");
+  rd.only_keys(doc, "",
+               {"$schema", "description", "format", "algorithm", "collective", "ranks", "helpers", "root", "size_bytes",
+                "chunks", "phases", "ops"});
+  if (const json* v = rd.optional(doc, "$schema")) (void)rd.string_at(*v, "/$schema", "a string (the schema's URL)");
+  if (const json* v = rd.optional(doc, "description")) (void)rd.string_at(*v, "/description", "a non-empty string");
+
+  const json& format = rd.member(doc, "", "format", fmt::format("\"{}\"", kScheduleFormat));
+  if (!format.is_string() || format.get_ref<const std::string&>() != kScheduleFormat)
+    rd.fail("/format", fmt::format("found {}, expected \"{}\" (the only schedule format this version reads)",
+                                   brief(format), kScheduleFormat));
+
+  Schedule s;  // the header, for reading the ops; the schedule itself comes from ScheduleBuilder
+  const std::string algorithm =
+      rd.string_at(rd.member(doc, "", "algorithm", "the algorithm's name"), "/algorithm", "a non-empty string");
+  const std::string collective_text = rd.string_at(rd.member(doc, "", "collective", collective_names_list()),
+                                                   "/collective", "the name of a collective");
+  const auto collective = parse_collective(collective_text);
+  if (!collective)
+    rd.fail("/collective", fmt::format("found \"{}\", expected one of: {}", collective_text, collective_names_list()));
+  s.collective = *collective;
+  s.nranks = static_cast<Rank>(
+      rd.uint_at(rd.member(doc, "", "ranks", "the number of participants N"), "/ranks", 1, kU32, "a number of ranks"));
+  if (const json* v = rd.optional(doc, "helpers"))
+    s.helpers = static_cast<Rank>(rd.uint_at(*v, "/helpers", 0, kU32 - s.nranks, "a number of helper ranks"));
+  if (const json* v = rd.optional(doc, "root")) {
+    if (s.collective != Collective::Broadcast && s.collective != Collective::Reduce)
+      rd.fail("/root", fmt::format("found a root, but {} has none; expected \"root\" only for broadcast and reduce",
+                                   collective_name(s.collective)));
+    s.root = static_cast<Rank>(rd.uint_at(*v, "/root", 0, s.nranks - 1, "a participant rank"));
+  }
+  s.size = rd.uint_at(rd.member(doc, "", "size_bytes", "S in bytes, as nccl-tests counts it"), "/size_bytes", 0, kU64,
+                      "a size in bytes");
+
+  if (const json* jchunks = rd.optional(doc, "chunks")) {
+    rd.array_at(*jchunks, "/chunks", "an array of chunks {\"offset\", \"size\", \"buffer\", \"part\"}");
+    s.chunks.reserve(jchunks->size());
+    for (std::size_t i = 0; i < jchunks->size(); ++i) {
+      const std::string path = fmt::format("/chunks/{}", i);
+      const json& jc = rd.object_at((*jchunks)[i], path, "a chunk object {\"offset\", \"size\", \"buffer\", \"part\"}");
+      rd.only_keys(jc, path, {"offset", "size", "buffer", "part"});
+      Chunk c;
+      c.offset =
+          rd.uint_at(rd.member(jc, path, "offset", "the first byte"), path + "/offset", 0, kU64, "a byte offset");
+      c.size = rd.uint_at(rd.member(jc, path, "size", "bytes"), path + "/size", 0, kU64 - c.offset,
+                          "a size in bytes that keeps offset + size within 2^64 - 1");
+      if (const json* b = rd.optional(jc, "buffer")) {
+        if (*b == "data") {
+          c.buffer = Buffer::Data;
+        } else if (*b == "output") {
+          c.buffer = Buffer::Output;
+        } else if (*b == "scratch") {
+          c.buffer = Buffer::Scratch;
+        } else {
+          rd.fail(path + "/buffer", fmt::format("found {}, expected \"data\", \"output\" or \"scratch\"", brief(*b)));
+        }
+      }
+      if (c.buffer != Buffer::Scratch && c.offset + c.size > s.size)
+        rd.fail(path + "/size", fmt::format("the chunk ends at byte {}, past size_bytes {}; expected {} chunks inside "
+                                            "the buffer",
+                                            c.offset + c.size, s.size, buffer_name(c.buffer)));
+      if (const json* p = rd.optional(jc, "part"))
+        c.part = static_cast<Rank>(rd.uint_at(*p, path + "/part", 0, s.nranks - 1, "a participant rank"));
+      s.chunks.push_back(c);
+    }
+  }
+  // Checked before split_even, which would otherwise build a table of up to 2^32 chunks.
+  const bool own_chunks = doc.contains("chunks");
+  const std::uint64_t nchunks = own_chunks ? s.chunks.size() : s.nranks;
+  const std::uint64_t slots = std::uint64_t{s.total_ranks()} * nchunks;
+  if (slots > ScheduleBuilder::kMaxSlots)
+    rd.fail(own_chunks ? "/chunks" : "/ranks",
+            fmt::format("{} ranks x {} chunks is {} buffer slots; expected at most {}, as this version materialises "
+                        "schedules",
+                        s.total_ranks(), nchunks, slots, ScheduleBuilder::kMaxSlots));
+  if (!own_chunks) s.chunks = split_even(s.size, s.nranks);
+
+  std::vector<Phase> phases;
+  if (const json* jphases = rd.optional(doc, "phases")) {
+    rd.array_at(*jphases, "/phases", "an array of {\"name\", \"first_step\", \"last_step\"}");
+    for (std::size_t i = 0; i < jphases->size(); ++i) {
+      const std::string path = fmt::format("/phases/{}", i);
+      const json& jp = rd.object_at((*jphases)[i], path, "a phase object {\"name\", \"first_step\", \"last_step\"}");
+      rd.only_keys(jp, path, {"name", "first_step", "last_step"});
+      Phase p;
+      p.name = rd.string_at(rd.member(jp, path, "name", "a name"), path + "/name", "a non-empty string");
+      const std::uint64_t after = phases.empty() ? 0 : phases.back().last_step;
+      if (after == kU32) rd.fail(path, "found a phase after one that ends at the last possible step, expected none");
+      p.first_step = static_cast<std::uint32_t>(rd.uint_at(
+          rd.member(jp, path, "first_step", "the phase's first step"), path + "/first_step", after + 1, kU32,
+          phases.empty() ? "a step (1-based)" : "a step after the previous phase (phases ascend and do not overlap)"));
+      p.last_step = static_cast<std::uint32_t>(rd.uint_at(rd.member(jp, path, "last_step", "the phase's last step"),
+                                                          path + "/last_step", p.first_step, kU32,
+                                                          "a step no earlier than first_step"));
+      phases.push_back(std::move(p));
+    }
+  }
+
+  const json& jops = rd.array_at(rd.member(doc, "", "ops", "an array of ops"), "/ops", "an array of ops");
+  if (jops.size() >= std::numeric_limits<OpId>::max()) rd.fail("/ops", "found 2^32-1 ops or more, expected fewer");
+  std::vector<FileOp> ops;
+  ops.reserve(jops.size());
+  std::optional<std::size_t> with_deps, without_deps;
+  for (std::size_t i = 0; i < jops.size(); ++i) {
+    ops.push_back(read_op(rd, jops[i], static_cast<OpId>(i), s, jops.size()));
+    (ops.back().deps ? with_deps : without_deps).emplace(i);
+    if (with_deps && without_deps) {
+      const std::size_t lacking = *without_deps;
+      rd.fail(fmt::format("/ops/{}", lacking),
+              fmt::format("missing key \"deps\": op {} lists its deps, so every op must ([] for none); expected deps "
+                          "on every op, or on none to infer them from data flow",
+                          *with_deps));
+    }
+  }
+
+  // The builder infers dependencies in file order; with explicit deps, they are the reference the
+  // explicit ones must cover.
+  ScheduleBuilder builder(ScheduleHeader{s.collective, s.nranks, s.size, s.root, s.helpers}, s.chunks);
+  for (const FileOp& f : ops)
+    (void)builder.send(f.op.src, f.op.src_chunk, f.op.dst, f.op.dst_chunk, f.op.combine, f.op.step, f.op.channel);
+  for (Phase& p : phases) builder.add_phase(std::move(p.name), p.first_step, p.last_step);
+  Schedule schedule = std::move(builder).build(algorithm);
+  if (!with_deps) return schedule;
+
+  std::vector<std::vector<OpId>> deps;
+  deps.reserve(ops.size());
+  for (FileOp& f : ops) deps.push_back(std::move(*f.deps));
+  if (auto problem = check_explicit_deps(schedule, deps)) {
+    const std::string path = problem->dep_index ? fmt::format("/ops/{}/deps/{}", problem->op, *problem->dep_index)
+                                                : fmt::format("/ops/{}/deps", problem->op);
+    rd.fail(path, problem->message);
+  }
+  set_deps(schedule, deps);
+  return schedule;
+}
+
+Schedule load_schedule_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw ScheduleFileError(fmt::format("{}: a directory, expected a schedule JSON file", path.string()));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ScheduleFileError(fmt::format("{}: cannot open the schedule file", path.string()));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ScheduleFileError(fmt::format("{}: cannot read the schedule file", path.string()));
+  return parse_schedule_json(text.str(), path.string());
+}
+
+}  // namespace collsim::sched

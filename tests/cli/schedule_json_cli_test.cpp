@@ -1,0 +1,226 @@
+// collsim simulate --save-schedule / --schedule, run in-process: round trips through files for
+// every built-in algorithm, a hand-written schedule against the closed form, and the errors.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "algorithms/registry.hpp"
+#include "sim/schedule/json_io.hpp"
+#include "tools/cli.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Out {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Out run_collsim(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  const int code = collsim::cli::run(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+// A fresh, empty folder for one test's files.
+fs::path scratch_dir(const std::string& name) {
+  const auto dir = fs::temp_directory_path() / ("collsim_schedule_cli_test_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A bad-input failure: exit 2, nothing on stdout, one line on stderr that contains `what`.
+void check_bad_input(const std::vector<std::string>& args, const std::string& what) {
+  const auto r = run_collsim(args);
+  INFO(r.err);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK_THAT(r.err, Catch::StartsWith("collsim: error: ") && Catch::Contains(what));
+}
+
+// The seed's ring all-reduce on 3 ranks, by hand, dependencies inferred: at step s (1..4) rank r
+// sends chunk (r - s) mod 3 to rank r + 1 mod 3, adding it in during steps 1-2, copying in 3-4.
+std::string ring3_file(collsim::Bytes size) {
+  std::string ops;
+  for (int step = 1; step <= 4; ++step)
+    for (int r = 0; r < 3; ++r)
+      ops += fmt::format("{}{{\"src\": {}, \"dst\": {}, \"chunk\": {}, \"combine\": \"{}\", \"step\": {}}}",
+                         ops.empty() ? "" : ",\n", r, (r + 1) % 3, (r - step + 6) % 3, step <= 2 ? "reduce" : "copy",
+                         step);
+  return fmt::format(R"({{"format": "collsim-schedule-1", "algorithm": "my-ring", "collective": "allreduce",
+"ranks": 3, "size_bytes": {}, "ops": [
+{}]}})",
+                     size, ops);
+}
+
+}  // namespace
+
+TEST_CASE("every built-in algorithm: simulating the saved schedule gives byte-identical output", "[cli][schedule]") {
+  const auto registry = collsim::algo::builtin_registry();
+  const auto dir = scratch_dir("roundtrip");
+  const auto file = (dir / "s.json").string();
+  for (const auto& info : registry.all()) {
+    for (const char* n : {"3", "8"}) {
+      const std::string collective(collsim::sched::collective_name(info.collective));
+      const std::vector<std::string> fabric{"--gpus", n, "--fabric", "switch", "--format", "json"};
+      std::vector<std::string> built{
+          "simulate", "--algorithm", std::string(info.name), "--collective", collective,
+          "--size",   "1000003",     "--chunk-size",         "64K",          "--save-schedule",
+          file};
+      if (info.collective == collsim::sched::Collective::Broadcast ||
+          info.collective == collsim::sched::Collective::Reduce)
+        built.insert(built.end(), {"--root", "1"});
+      built.insert(built.end(), fabric.begin(), fabric.end());
+      std::vector<std::string> loaded{"simulate", "--schedule", file};
+      loaded.insert(loaded.end(), fabric.begin(), fabric.end());
+      INFO(info.name << " " << collective << " N = " << n);
+      const auto a = run_collsim(built);
+      REQUIRE(a.code == 0);
+      const auto b = run_collsim(loaded);
+      INFO(b.err);
+      REQUIRE(b.code == 0);
+      // A file is anybody's schedule: it has no closed form (the built one may); all else is identical.
+      const auto without_closed_form = [](const std::string& text) {
+        auto j = nlohmann::ordered_json::parse(text);
+        j.erase("closed_form_us");
+        return j.dump(2);
+      };
+      CHECK(nlohmann::ordered_json::parse(b.out)["closed_form_us"].is_null());
+      CHECK(without_closed_form(b.out) == without_closed_form(a.out));
+      CHECK(b.err.empty());
+    }
+  }
+  // Helper ranks: a parameter server on the switch node, placed again with --ps-node.
+  const auto a = run_collsim({"simulate", "--algorithm", "ps", "--ps-node", "switch", "--size", "1M", "--gpus", "4",
+                              "--fabric", "switch", "--format", "json", "--save-schedule", file});
+  REQUIRE(a.code == 0);
+  const auto b = run_collsim(
+      {"simulate", "--schedule", file, "--ps-node", "switch", "--gpus", "4", "--fabric", "switch", "--format", "json"});
+  REQUIRE(b.code == 0);
+  CHECK(b.out == a.out);
+  check_bad_input({"simulate", "--schedule", file, "--gpus", "4", "--fabric", "switch"},
+                  "--ps-node: found 0 node(s), but " + file + " has 1 helper rank(s); expected one node id per helper");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a hand-written ring all-reduce simulates to the closed form", "[cli][schedule][oracle]") {
+  const auto dir = scratch_dir("ring3");
+  const auto file = (dir / "ring3.json").string();
+  std::ofstream(file) << ring3_file(3'000'000);
+  const auto r = run_collsim({"simulate", "--schedule", file, "--gpus", "3", "--fabric", "ring", "--link-bandwidth",
+                              "25GB/s", "--link-latency", "1us", "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["algorithm"] == "my-ring");
+  CHECK(j["ranks"] == 3);
+  CHECK(j["size_bytes"] == 3'000'000);
+  CHECK(j["steps"] == 4);
+  // 2(N-1)·(α + (S/N)/B) = 4 · (1 us + 1,000,000 B / 25e9 B/s) = 4 · 41 us = 164 us; every send
+  // crosses one ring link and no two share a direction.
+  CHECK(j["time_ps"] == 164'000'000);
+  // 2(N-1)/N · S per rank.
+  CHECK(j["bytes_sent_per_rank_max"] == 4'000'000);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("simulate --save-schedule - prints only the schedule on standard output", "[cli][schedule]") {
+  const auto r = run_collsim({"simulate", "--gpus", "3", "--fabric", "ring", "--size", "6", "--save-schedule", "-"});
+  REQUIRE(r.code == 0);
+  CHECK(r.err.empty());
+  const auto j = nlohmann::json::parse(r.out);  // throws on anything but one JSON document
+  CHECK(j["format"] == "collsim-schedule-1");
+  CHECK(j["algorithm"] == "ring");
+  CHECK(j["collective"] == "allreduce");
+  CHECK(j["ranks"] == 3);
+  CHECK(j["size_bytes"] == 6);
+  CHECK(j["ops"].size() == 12);  // 2(N-1) steps of N sends
+  CHECK(j["ops"][0] == nlohmann::json::parse(R"({"src": 0, "dst": 1, "chunk": 2, "combine": "reduce", "step": 1})"));
+  CHECK(collsim::sched::parse_schedule_json(r.out, "-").ops.size() == 12);
+
+  // With the default topology, its notice goes to stderr and stdout still holds only the schedule.
+  const auto d = run_collsim({"simulate", "--size", "1M", "--save-schedule", "-"});
+  REQUIRE(d.code == 0);
+  CHECK_THAT(d.err, Catch::Contains("dgx-a100"));
+  CHECK(nlohmann::json::parse(d.out)["ranks"] == 8);
+
+  check_bad_input({"simulate", "--size", "1M", "--save-schedule", "-", "--format", "json"},
+                  "--format: no report is printed when --save-schedule - writes the schedule to standard output");
+}
+
+TEST_CASE("simulate --save-schedule FILE writes the file atomically beside the report", "[cli][schedule]") {
+  const auto dir = scratch_dir("save");
+  const auto file = dir / "ring.json";
+  std::ofstream(file) << "old contents";
+  const auto r = run_collsim({"simulate", "--gpus", "3", "--fabric", "ring", "--size", "6", "--save-schedule",
+                              file.string(), "--format", "json"});
+  REQUIRE(r.code == 0);
+  CHECK(nlohmann::json::parse(r.out)["steps"] == 4);  // the report still goes to stdout
+  const auto saved = read_file(file);
+  CHECK(saved ==
+        run_collsim({"simulate", "--gpus", "3", "--fabric", "ring", "--size", "6", "--save-schedule", "-"}).out);
+  // Only the file itself: the temporary file was renamed over it.
+  CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
+
+  const auto missing = run_collsim({"simulate", "--gpus", "3", "--fabric", "ring", "--size", "6", "--save-schedule",
+                                    (dir / "no-such-dir" / "s.json").string()});
+  CHECK(missing.code == 74);
+  CHECK(missing.out.empty());
+  CHECK_THAT(missing.err,
+             Catch::StartsWith("collsim: error: ") && Catch::Contains("no-such-dir/s.json: cannot create"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("simulate --schedule errors: flags the file replaces, topologies too small, wrong files",
+          "[cli][schedule][errors]") {
+  const auto dir = scratch_dir("errors");
+  const auto good = (dir / "ring3.json").string();
+  std::ofstream(good) << ring3_file(6);
+  for (const char* flag : {"--size", "--ranks", "--collective", "--algorithm", "--root", "--chunk-size", "--ps-shards"})
+    check_bad_input({"simulate", "--schedule", good, flag, "1"},
+                    std::string(flag) +
+                        ": not allowed with --schedule, which takes the collective, algorithm, ranks "
+                        "and size from the file");
+  check_bad_input({"simulate", "--schedule", good, "--gpus", "2", "--fabric", "ring"},
+                  "--schedule: " + good + " has 3 ranks, but topology ring-2gpu has only 2 GPUs");
+  check_bad_input({"simulate", "--schedule", (dir / "none.json").string()}, "none.json: cannot open the schedule file");
+  check_bad_input({"simulate", "--schedule", "-"}, "--schedule: found \"-\", expected a file");
+
+  // A chunk never reduced: without rank 2's step-2 send, rank 0's chunk 0 keeps only A0.
+  std::string text = ring3_file(6);
+  const std::string op5 = ",\n{\"src\": 2, \"dst\": 0, \"chunk\": 0, \"combine\": \"reduce\", \"step\": 2}";
+  REQUIRE(text.find(op5) != std::string::npos);
+  text.erase(text.find(op5), op5.size());
+  const auto wrong = (dir / "wrong.json").string();
+  std::ofstream(wrong) << text;
+  check_bad_input({"simulate", "--schedule", wrong, "--gpus", "3", "--fabric", "ring"},
+                  wrong +
+                      ": the schedule does not compute allreduce: rank 0 chunk 0: holds A0 but allreduce needs "
+                      "A0+B0+C0");
+
+  const auto bad_rank = (dir / "bad_rank.json").string();
+  std::ofstream(bad_rank) << R"({"format": "collsim-schedule-1", "algorithm": "t", "collective": "allreduce",
+    "ranks": 2, "size_bytes": 2, "ops": [{"src": 0, "dst": 2, "chunk": 0, "combine": "reduce", "step": 1}]})";
+  check_bad_input({"simulate", "--schedule", bad_rank}, bad_rank + ": /ops/0/dst: found 2, expected a rank");
+
+  const auto bad_json = (dir / "bad.json").string();
+  std::ofstream(bad_json) << "{\n  \"ops\": [}\n";
+  check_bad_input({"simulate", "--schedule", bad_json}, bad_json + ":2:11: invalid JSON");
+  fs::remove_all(dir);
+}

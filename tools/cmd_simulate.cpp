@@ -1,5 +1,6 @@
 // collsim simulate: predict one collective on one topology.
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -22,6 +23,7 @@ CLI::App* add_simulate(CLI::App& app, SimulateOptions& o) {
   add_value(*cmd, "--ranks", o.ranks, "Use the first N GPUs of the topology (default: all)");
   add_value(*cmd, "--format", o.format, "table (default), json or csv; json/csv print only the document");
   add_value(*cmd, "--network", o.network, "Network model: fifo (one transfer per link and direction at a time)");
+  o.verify.add_to(*cmd);
   return cmd;
 }
 
@@ -34,6 +36,7 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
   // Name and collective are checked before the topology is read, so their errors come first.
   const auto registry = algo::builtin_registry();
   const algo::AlgorithmInfo& algorithm = registry.find(o.algorithm.collective_kind(), o.algorithm.algorithm);
+  const auto replay_options = o.verify.replay_options();
 
   const topo::Topology topology = o.topology.load();
   const auto gpus = topology.gpus();
@@ -61,9 +64,11 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     rank_to_gpu.push_back(*node);
   }
   const sched::Schedule schedule = algorithm.build(request);
+  std::optional<validation::ReplayReport> check;
+  if (replay_options) check = validation::replay_on_cpu(schedule, *replay_options);
   const sim::Result result = sim::run(schedule, topology, rank_to_gpu, *network);
   const sim::Summary summary = sim::summarize(schedule, topology, rank_to_gpu, result, std::string(network->name()));
-  const reports::SimulationView view{summary, result, topology, rank_to_gpu};
+  const reports::SimulationView view{summary, result, topology, rank_to_gpu, check ? &*check : nullptr};
   o.topology.default_notice(err);
   if (o.format == "json") {
     out << reports::render_json(view);
@@ -71,6 +76,11 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     out << reports::render_csv(view);
   } else {
     out << reports::render_table(view);
+  }
+  if (check && !check->verified) {
+    // The document on stdout says so too; this line is for people and for logs of scripts.
+    err << "collsim: " << validation::replay_summary(*check) << "\n";
+    return kExitCheckFailed;
   }
   return kExitOk;
 }

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tools/options.hpp"
+#include "tools/verify_options.hpp"
 
 namespace collsim::cli {
 
@@ -17,6 +18,7 @@ struct SimulateOptions {
   std::string ranks;
   std::string format = "table";
   std::string network = "fifo";
+  VerifyOptions verify;
 };
 CLI::App* add_simulate(CLI::App& app, SimulateOptions& options);
 int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream& err);

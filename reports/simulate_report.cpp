@@ -33,6 +33,27 @@ bool elided(std::size_t i, std::size_t n) { return n > kHead + kTail + 1 && i >=
 
 std::string opt_number(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); }
 
+std::string_view coverage_name(validation::ReplayCoverage c) {
+  return c == validation::ReplayCoverage::Full ? "full" : "sampled";
+}
+
+nlohmann::ordered_json verification_json(const validation::ReplayReport& r) {
+  using nlohmann::ordered_json;
+  const auto text_or_null = [](const std::string& t) { return t.empty() ? ordered_json(nullptr) : ordered_json(t); };
+  ordered_json mismatch(nullptr);
+  if (const auto& m = r.mismatch)
+    mismatch = {{"rank", m->rank},         {"chunk", m->chunk},       {"buffer", validation::buffer_name(m->buffer)},
+                {"element", m->element},   {"expected", m->expected}, {"found", m->found}};
+  return {{"dtype", validation::dtype_name(r.dtype)},
+          {"op", validation::reduce_op_name(r.op)},
+          {"coverage", coverage_name(r.coverage)},
+          {"values_checked", r.values_checked},
+          {"symbolic", r.symbolic},
+          {"note", text_or_null(r.note)},
+          {"problem", text_or_null(r.problem)},
+          {"mismatch", mismatch}};
+}
+
 }  // namespace
 
 std::string render_json(const SimulationView& v) {
@@ -57,6 +78,10 @@ std::string render_json(const SimulationView& v) {
   j["injection_bandwidth_GBps"] = to_GBps(s.injection_bandwidth);
   j["bottleneck_link"] = s.bottleneck_link ? nlohmann::ordered_json(bottleneck_label(v)) : nlohmann::ordered_json(nullptr);
   j["events"] = s.events;
+  if (v.verification) {
+    j["verified"] = v.verification->verified;
+    j["verification"] = verification_json(*v.verification);
+  }
   auto& ranks = j["per_rank"] = nlohmann::ordered_json::array();
   for (sched::Rank r = 0; r < v.result.ranks.size(); ++r) {
     ranks.push_back({{"rank", r},
@@ -92,6 +117,13 @@ std::string render_csv(const SimulationView& v) {
                      s.bytes_sent_per_rank_max, s.traffic_factor,
                      s.closed_form ? format_time_us_exact(*s.closed_form) : std::string(), format_time_us_exact(s.lower_bound),
                      to_GBps(s.injection_bandwidth), csv_field(bottleneck_label(v)), s.events);
+  if (const auto* r = v.verification) {
+    // Appended columns, so that readers of the plain header keep working.
+    out.insert(out.find('\n'), ",verified,verify_dtype,verify_op,verify_coverage,verify_problem");
+    out.insert(out.size() - 1, fmt::format(",{},{},{},{},{}", r->verified, validation::dtype_name(r->dtype),
+                                           validation::reduce_op_name(r->op), coverage_name(r->coverage),
+                                           csv_field(r->problem)));
+  }
   return out;
 }
 
@@ -133,10 +165,12 @@ std::string render_table(const SimulationView& v) {
                        v.result.ranks[r].sent, v.result.ranks[r].received);
   }
 
+  // The replay's verdict ends the table, where people and `grep ^verified` find it.
+  const std::string verdict = v.verification ? "\n" + validation::replay_summary(*v.verification) + "\n" : "";
   std::vector<topo::LinkId> used;
   for (topo::LinkId l = 0; l < v.result.links.size(); ++l)
     if (v.result.links[l].bytes > 0) used.push_back(l);
-  if (used.empty()) return out + "\n  no link carried data\n";
+  if (used.empty()) return out + "\n  no link carried data\n" + verdict;
   out += fmt::format("\n  {:<28} {:<10} {:>12} {:>16} {:>14} {:>6}\n", "link", "type", "bandwidth", "bytes", "busy",
                      "util");
   for (std::size_t i = 0; i < used.size(); ++i) {
@@ -151,7 +185,7 @@ std::string render_table(const SimulationView& v) {
                        topo::link_type_name(link.type), format_bandwidth(link.bandwidth), t.bytes, format_time(t.busy),
                        100.0 * utilization(link, t.bytes, s.time));
   }
-  return out;
+  return out + verdict;
 }
 
 }  // namespace collsim::reports

@@ -6,6 +6,10 @@
 // per_rank [{rank, gpu, bytes_sent, bytes_received}],
 // links [{from, to, type, bandwidth_GBps, bytes, busy_us, utilization}] (links that carried data).
 // utilization = bytes / (bandwidth · time): the share of the link's capacity the run used.
+// With a CPU replay (simulate --verify): verified (true/false) and verification {dtype, op,
+// coverage (full|sampled), values_checked, symbolic, note, problem, mismatch {rank, chunk, buffer,
+// element, expected, found}}; CSV gains the columns verified, verify_dtype, verify_op,
+// verify_coverage, verify_problem. Without it, neither appears.
 #pragma once
 
 #include <span>
@@ -13,6 +17,7 @@
 
 #include "sim/engine.hpp"
 #include "sim/summary.hpp"
+#include "validation/cpu_replay.hpp"
 
 namespace collsim::reports {
 
@@ -22,6 +27,7 @@ struct SimulationView {
   const sim::Result& result;
   const topo::Topology& topology;
   std::span<const topo::NodeId> rank_to_gpu;
+  const validation::ReplayReport* verification = nullptr;  ///< the CPU replay's outcome, when one ran
 };
 
 /// The human table.

@@ -12,6 +12,7 @@ namespace collsim::cli {
 /// on stderr; 70 an internal error (a bug in collsim); 74 the output could not be written.
 inline constexpr const char* kVersion = "0.1.0";
 inline constexpr int kExitOk = 0;
+inline constexpr int kExitCheckFailed = 1;
 inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitInternal = 70;
 inline constexpr int kExitOutput = 74;

@@ -18,6 +18,7 @@
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
 #include "topologies/routes.hpp"
+#include "validation/cpu_replay.hpp"
 #include "validation/schedule_file.hpp"
 
 namespace collsim::cli {
@@ -128,6 +129,7 @@ CLI::App* add_simulate(CLI::App& app, SimulateOptions& o) {
   add_value(*cmd, "--network", o.network,
             "Network model: flow (default; links shared max-min fairly) or fifo (one transfer per link and "
             "direction at a time)");
+  o.verify.add_to(*cmd);
   add_value(*cmd, "--schedule", o.schedule,
             "Simulate the schedule in this JSON file (sim/schedule/schedule.schema.json), which gives the "
             "collective, algorithm, ranks and size; it is verified before it runs. Helper ranks run on --ps-node");
@@ -146,6 +148,7 @@ CLI::App* add_simulate(CLI::App& app, SimulateOptions& o) {
 int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err) {
   if (o.format != "table" && o.format != "json" && o.format != "csv")
     throw UsageError(fmt::format("--format: found \"{}\", expected table, json or csv", o.format));
+  const auto replay_options = o.verify.replay_options();  // flag errors before any work
   const bool schedule_to_stdout = o.save_schedule == "-";
   if (schedule_to_stdout && o.was_given("--format"))
     throw UsageError(
@@ -165,6 +168,8 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     return kExitOk;
   }
 
+  std::optional<validation::ReplayReport> check;
+  if (replay_options) check = validation::replay_on_cpu(plan.schedule, *replay_options);
   const sim::Result result = sim::run(plan.schedule, plan.topology, plan.rank_to_node, *network);
   sim::Summary summary =
       sim::summarize(plan.schedule, plan.topology, plan.rank_to_node, result, std::string(network->name()));
@@ -173,7 +178,7 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
                                                  fabric_alpha_beta(plan.topology, plan.rank_to_node));
   // Saved once the run has succeeded, so a failed command leaves no new file behind.
   if (!o.save_schedule.empty()) write_file_atomically(o.save_schedule, write_schedule);
-  const reports::SimulationView view{summary, result, plan.topology, plan.rank_to_node};
+  const reports::SimulationView view{summary, result, plan.topology, plan.rank_to_node, check ? &*check : nullptr};
   o.topology.default_notice(err);
   if (o.format == "json") {
     out << reports::render_json(view);
@@ -181,6 +186,11 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     out << reports::render_csv(view);
   } else {
     out << reports::render_table(view);
+  }
+  if (check && !check->verified) {
+    // The document on stdout says so too; this line is for people and for logs of scripts.
+    err << "collsim: " << validation::replay_summary(*check) << "\n";
+    return kExitCheckFailed;
   }
   return kExitOk;
 }

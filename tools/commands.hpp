@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tools/options.hpp"
+#include "tools/verify_options.hpp"
 
 namespace collsim::cli {
 
@@ -20,6 +21,7 @@ struct SimulateOptions {
   std::string ranks;
   std::string format = "table";
   std::string network = "flow";
+  VerifyOptions verify;
   std::string schedule;       ///< --schedule FILE: simulate this schedule file instead of building one
   std::string save_schedule;  ///< --save-schedule FILE, or "-" for standard output
   std::vector<std::string> given;  ///< the flags given on the command line that have defaults, e.g. "--format"

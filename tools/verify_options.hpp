@@ -1,0 +1,25 @@
+// The --verify, --dtype and --op flags: replay the schedule on CPU buffers before simulating it.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "validation/cpu_replay.hpp"
+
+namespace collsim::cli {
+
+struct VerifyOptions {
+  bool verify = false;
+  std::string dtype;
+  std::string op;
+
+  /// Registers --verify, --dtype and --op on `cmd`.
+  void add_to(CLI::App& cmd);
+  /// The replay to run, or nullopt without --verify. Throws UsageError for an unknown --dtype or
+  /// --op, or for either of them without --verify.
+  [[nodiscard]] std::optional<validation::ReplayOptions> replay_options() const;
+};
+
+}  // namespace collsim::cli

@@ -6,6 +6,7 @@
 #include "algorithms/halving_doubling_allgather.hpp"
 #include "algorithms/halving_doubling_allreduce.hpp"
 #include "algorithms/halving_doubling_reduce_scatter.hpp"
+#include "algorithms/hierarchical_allreduce.hpp"
 #include "algorithms/ps_allreduce.hpp"
 #include "algorithms/recursive_doubling_allgather.hpp"
 #include "algorithms/recursive_doubling_allreduce.hpp"
@@ -115,6 +116,11 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 &build_recursive_doubling_allgather, "log2 N (+2 if N is not a power of 2)", "(N-1)/N*S (N a power of 2)", ""});
   registry.add({"ps", sched::Collective::AllReduce,
                 "parameter server: push to K servers, reduce, pull back, 2 steps (Li et al. 2014)", &build_ps_allreduce, "2", "worker S, server (N-1)*S (K = 1)", "--ps-shards K (1..N), --ps-node"});
+  registry.add({"hierarchical", sched::Collective::AllReduce,
+                "ring reduce-scatter in each host, ring all-reduce across hosts per local rank, ring all-gather in "
+                "each host, 2(L-1)+2(K-1) steps (Horovod's hierarchical all-reduce; Mikami et al. 2018)",
+                &build_hierarchical_allreduce, "2(L-1) + 2(K-1)", "2(L-1)/L*S + 2(K-1)/(K*L)*S",
+                "only N = K hosts x L ranks, each host's ranks consecutive (topology \"host\" keys, --nodes K)"});
 }
 
 AlgorithmRegistry builtin_registry() {

@@ -16,7 +16,8 @@
 namespace collsim::algo {
 
 /// What to build: the collective, the number of ranks (>= 1), S in bytes (as nccl-tests counts
-/// it), and the options some algorithms take.
+/// it), and the options some algorithms take. Algorithms never see the topology; what the
+/// hierarchical algorithm needs to know of it (which ranks share a host) comes in `hosts`.
 struct Request {
   sched::Collective collective = sched::Collective::AllReduce;
   sched::Rank nranks = 1;
@@ -25,6 +26,10 @@ struct Request {
   Bytes chunk_size = Bytes{512} << 10;   ///< pipelining unit of tree algorithms (--chunk-size)
   std::uint32_t ps_shards = 1;           ///< ps: number of servers the keys are spread over
   bool ps_external_server = false;       ///< ps: servers are helper ranks (nodes outside the GPUs)
+  /// The host (machine, cluster node) of each rank: rank r runs on host hosts[r], hosts numbered
+  /// 0, 1, .. in order of first appearance. Empty when unknown (the topology names no hosts), else
+  /// of size nranks. Only hierarchical uses it (see host_grid.hpp); other algorithms ignore it.
+  std::vector<std::uint32_t> hosts{};
 };
 
 struct AlgorithmInfo {

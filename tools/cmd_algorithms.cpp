@@ -31,7 +31,8 @@ int run_algorithms(const AlgorithmsOptions& o, std::ostream& out) {
     out << list.dump(2) << "\n";
     return kExitOk;
   }
-  out << "N ranks, S bytes (nccl-tests size), C pipeline chunks; every algorithm supports every N >= 1 and S >= 0.\n\n";
+  out << "N ranks, S bytes (nccl-tests size), C pipeline chunks; every algorithm supports every N >= 1 and S >= 0,\n"
+         "except hierarchical, which needs the ranks on K hosts of L = N/K each.\n\n";
   const auto row = [&out](std::string_view a, std::string_view c, std::string_view s, std::string_view b,
                           std::string_view n) {
     std::string line = fmt::format("{:<19}{:<15}{:<40}{:<35}{}", a, c, s, b, n);

@@ -1,6 +1,7 @@
 // collsim explain: an algorithm's schedule step by step in the seed's notation.
 #include <fmt/format.h>
 
+#include "algorithms/host_grid.hpp"
 #include "algorithms/registry.hpp"
 #include "reports/explain.hpp"
 #include "tools/cli.hpp"
@@ -14,6 +15,9 @@ CLI::App* add_explain(CLI::App& app, ExplainOptions& o) {
   o.algorithm.add_to(*cmd);
   add_value(*cmd, "--ranks", o.ranks, "Number of GPUs, 1 to 26 (named A..Z); default 3");
   add_value(*cmd, "--elements", o.elements, "Elements in each GPU's buffer, 1 to 100000; default 6");
+  add_value(*cmd, "--nodes", o.nodes,
+            "Put the GPUs on K hosts of N/K each, in order (K must divide --ranks N), for hierarchical; default: "
+            "hosts unknown");
   return cmd;
 }
 
@@ -21,7 +25,14 @@ int run_explain(const ExplainOptions& o, std::ostream& out) {
   const std::uint32_t ranks = parse_count("--ranks", o.ranks, 1, 26);
   const std::uint32_t elements = parse_count("--elements", o.elements, 1, 100000);
   // One byte per element: the schedule cuts elements exactly as it cuts bytes.
-  const algo::Request request = o.algorithm.request(ranks, elements);
+  algo::Request request = o.algorithm.request(ranks, elements);
+  if (!o.nodes.empty()) {
+    const std::uint32_t nodes = parse_count("--nodes", o.nodes, 1, ranks);
+    if (ranks % nodes != 0)
+      throw UsageError(fmt::format("--nodes: --ranks {} is not a multiple of --nodes {}; expected the same number of "
+                                   "GPUs on every host", ranks, nodes));
+    request.hosts = algo::equal_hosts(ranks, nodes);
+  }
   const auto registry = algo::builtin_registry();
   const algo::AlgorithmInfo& algorithm = registry.find(request.collective, o.algorithm.algorithm);
   const sched::Schedule schedule = algorithm.build(request);

@@ -17,6 +17,7 @@
 #include "tools/atomic_file.hpp"
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
+#include "topologies/hosts.hpp"
 #include "topologies/routes.hpp"
 #include "validation/cpu_replay.hpp"
 #include "validation/schedule_file.hpp"
@@ -60,6 +61,11 @@ void place_helpers(const topo::Topology& topology, const std::vector<std::string
   }
 }
 
+// True when the request's ranks run on more than one host.
+bool on_several_hosts(const algo::Request& request) {
+  return std::any_of(request.hosts.begin(), request.hosts.end(), [](std::uint32_t h) { return h > 0; });
+}
+
 // A built-in algorithm, from the flags.
 Plan build_plan(const SimulateOptions& o) {
   // Checked here rather than by CLI11, so that a mistyped flag (--siz) is reported as such first.
@@ -78,8 +84,10 @@ Plan build_plan(const SimulateOptions& o) {
       throw UsageError(
           fmt::format("--ranks: found {}, but topology {} has only {} GPUs", ranks, topology.name(), gpus.size()));
   }
-  const algo::Request request = o.algorithm.request(ranks, size);
+  algo::Request request = o.algorithm.request(ranks, size);
   std::vector<topo::NodeId> rank_to_node(gpus.begin(), gpus.begin() + ranks);
+  // Algorithms never see the topology; the hierarchical one learns which ranks share a host here.
+  request.hosts = topo::host_indices(topology, rank_to_node);
   place_helpers(topology, o.algorithm.ps_nodes(), rank_to_node);
   sched::Schedule schedule = algorithm.build(request);
   return Plan{std::move(topology), std::move(schedule), std::move(rank_to_node), request};
@@ -173,7 +181,9 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
   const sim::Result result = sim::run(plan.schedule, plan.topology, plan.rank_to_node, *network);
   sim::Summary summary =
       sim::summarize(plan.schedule, plan.topology, plan.rank_to_node, result, std::string(network->name()));
-  if (plan.request)
+  // The closed forms see one uniform fabric (one α, one B); ranks on several hosts have two, the
+  // host's and the network's, so a single-fabric form would be wrong there and none is given.
+  if (plan.request && !on_several_hosts(*plan.request))
     summary.closed_form = algo::closed_form_time(plan.schedule.algorithm, *plan.request,
                                                  fabric_alpha_beta(plan.topology, plan.rank_to_node));
   // Saved once the run has succeeded, so a failed command leaves no new file behind.

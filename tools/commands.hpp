@@ -37,6 +37,7 @@ struct ExplainOptions {
   AlgorithmOptions algorithm;
   std::string ranks = "3";
   std::string elements = "6";
+  std::string nodes;
 };
 CLI::App* add_explain(CLI::App& app, ExplainOptions& options);
 int run_explain(const ExplainOptions& options, std::ostream& out);

@@ -25,10 +25,18 @@ void TopologyOptions::add_to(CLI::App& cmd) {
   add_value(cmd, "--link-bandwidth", link_bandwidth,
                  "Generated links' bandwidth per direction, default 25GB/s (GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s)");
   add_value(cmd, "--link-latency", link_latency, "Generated links' latency, default 1us (ps, ns, us, ms, s)");
+  add_value(cmd, "--nodes", nodes,
+            "Generate K hosts of N/K GPUs (needs --fabric switch; K must divide --gpus N): each host's GPUs on its own "
+            "switch, the host switches joined by one network switch");
+  add_value(cmd, "--net-bandwidth", net_bandwidth,
+            "With --nodes: each host's link to the network switch, per direction, default 25GB/s (one 200 Gb/s HDR "
+            "InfiniBand port; GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s)");
+  add_value(cmd, "--net-latency", net_latency, "With --nodes: latency of each host's network link, default 2us");
 }
 
 bool TopologyOptions::empty() const {
-  return spec.empty() && gpus.empty() && fabric.empty() && link_bandwidth.empty() && link_latency.empty();
+  return spec.empty() && gpus.empty() && fabric.empty() && link_bandwidth.empty() && link_latency.empty() &&
+         nodes.empty() && net_bandwidth.empty() && net_latency.empty();
 }
 
 void TopologyOptions::default_notice(std::ostream& err) const {
@@ -37,11 +45,32 @@ void TopologyOptions::default_notice(std::ostream& err) const {
                        kDefaultTopology);
 }
 
+namespace {
+
+Bandwidth bandwidth_flag(std::string_view flag, const std::string& text, std::string_view fallback) {
+  try {
+    return parse_bandwidth(text.empty() ? fallback : std::string_view(text));
+  } catch (const UnitError& e) {
+    throw UsageError(fmt::format("{}: {}", flag, e.what()));
+  }
+}
+
+Time latency_flag(std::string_view flag, const std::string& text, std::string_view fallback) {
+  try {
+    return parse_latency(text.empty() ? fallback : std::string_view(text));
+  } catch (const UnitError& e) {
+    throw UsageError(fmt::format("{}: {}", flag, e.what()));
+  }
+}
+
+}  // namespace
+
 topo::Topology TopologyOptions::load() const {
-  const bool generated = !gpus.empty() || !fabric.empty() || !link_bandwidth.empty() || !link_latency.empty();
+  const bool generated = !gpus.empty() || !fabric.empty() || !link_bandwidth.empty() || !link_latency.empty() ||
+                         !nodes.empty() || !net_bandwidth.empty() || !net_latency.empty();
   if (!spec.empty() && generated)
-    throw UsageError(fmt::format("both a topology (\"{}\") and generator flags (--gpus/--fabric/--link-*) were given; "
-                                 "expected one or the other",
+    throw UsageError(fmt::format("both a topology (\"{}\") and generator flags (--gpus/--fabric/--link-*/--nodes/--net-*) "
+                                 "were given; expected one or the other",
                                  spec));
   if (!generated) {
     return topo::load_topology(spec.empty() ? kDefaultTopology : std::string_view(spec));
@@ -55,19 +84,27 @@ topo::Topology TopologyOptions::load() const {
   if (*f == topo::Fabric::FullyConnected && n > 4096)
     throw UsageError(fmt::format("--gpus: {} GPUs fully connected is {} links; expected at most 4096 GPUs", n,
                                  std::uint64_t{n} * (n - 1) / 2));
-  Bandwidth bw{};
-  Time lat{};
-  try {
-    bw = parse_bandwidth(link_bandwidth.empty() ? "25GB/s" : link_bandwidth);
-  } catch (const UnitError& e) {
-    throw UsageError(fmt::format("--link-bandwidth: {}", e.what()));
+  const Bandwidth bw = bandwidth_flag("--link-bandwidth", link_bandwidth, "25GB/s");
+  const Time lat = latency_flag("--link-latency", link_latency, "1us");
+  if (nodes.empty()) {
+    if (!net_bandwidth.empty() || !net_latency.empty())
+      throw UsageError(fmt::format("{}: only a multi-node fabric has network links; expected --nodes K with it",
+                                   net_bandwidth.empty() ? "--net-latency" : "--net-bandwidth"));
+    return topo::generate_fabric(*f, n, bw, lat);
   }
-  try {
-    lat = parse_latency(link_latency.empty() ? "1us" : link_latency);
-  } catch (const UnitError& e) {
-    throw UsageError(fmt::format("--link-latency: {}", e.what()));
-  }
-  return topo::generate_fabric(*f, n, bw, lat);
+  // One switch per host is the shape the issue asks for; a ring or mesh inside each host would
+  // need NICs to reach the network, which a file describes better (see dgx-a100-2node).
+  if (*f != topo::Fabric::Switch)
+    throw UsageError(fmt::format("--nodes: found --fabric {}, expected --fabric switch (each host's GPUs on its own "
+                                 "switch)", topo::fabric_name(*f)));
+  topo::MultiNodeSpec m;
+  m.gpus = n;
+  m.hosts = parse_count("--nodes", nodes, 1, 1u << 20);
+  m.link_bandwidth = bw;
+  m.link_latency = lat;
+  m.net_bandwidth = bandwidth_flag("--net-bandwidth", net_bandwidth, "25GB/s");
+  m.net_latency = latency_flag("--net-latency", net_latency, "2us");
+  return topo::generate_multi_node(m);
 }
 
 void AlgorithmOptions::add_to(CLI::App& cmd) {

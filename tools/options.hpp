@@ -17,13 +17,17 @@ namespace collsim::cli {
 /// The bundled topology used when none is named.
 inline constexpr std::string_view kDefaultTopology = "dgx-a100";
 
-/// TOPOLOGY (a file or bundled name) or the generator flags --gpus/--fabric/--link-bandwidth/--link-latency.
+/// TOPOLOGY (a file or bundled name) or the generator flags --gpus/--fabric/--link-bandwidth/--link-latency
+/// and, for a multi-node fabric, --nodes/--net-bandwidth/--net-latency.
 struct TopologyOptions {
   std::string spec;
   std::string gpus;
   std::string fabric;
   std::string link_bandwidth;
   std::string link_latency;
+  std::string nodes;
+  std::string net_bandwidth;
+  std::string net_latency;
 
   /// Registers the positional TOPOLOGY and the generator flags on `cmd`.
   void add_to(CLI::App& cmd);

@@ -51,4 +51,40 @@ Topology generate_fabric(Fabric fabric, std::uint32_t gpus, Bandwidth bandwidth,
                   std::move(links), "generated fabric");
 }
 
+Topology generate_multi_node(const MultiNodeSpec& spec) {
+  const std::uint32_t n = spec.gpus, k = spec.hosts;
+  if (n == 0) throw TopologyError("--gpus: found 0, expected at least 1 GPU");
+  if (k == 0) throw TopologyError("--nodes: found 0, expected at least 1 host");
+  if (n % k != 0)
+    throw TopologyError(fmt::format("--nodes: --gpus {} is not a multiple of --nodes {}; expected the same number of "
+                                    "GPUs on every host", n, k));
+  const std::uint32_t per_host = n / k;
+  std::vector<Node> nodes;
+  nodes.reserve(std::size_t{n} + k + 1);
+  for (std::uint32_t i = 0; i < n; ++i)
+    nodes.push_back(Node{fmt::format("gpu{}", i), NodeType::Gpu, {}, fmt::format("host{}", i / per_host)});
+  const NodeId first_switch = n;
+  for (std::uint32_t h = 0; h < k; ++h)
+    nodes.push_back(Node{fmt::format("host{}-switch", h), NodeType::Switch, {}, fmt::format("host{}", h)});
+  std::vector<LinkSpec> links;
+  links.reserve(std::size_t{n} + k);
+  for (std::uint32_t i = 0; i < n; ++i)
+    links.push_back(LinkSpec{i, first_switch + i / per_host, LinkType::NvSwitch, spec.link_bandwidth,
+                             spec.link_latency, Duplex::Full});
+  std::string description = fmt::format(
+      "generated: {} hosts of {} GPUs; each host's GPUs on its own switch, {} per direction, {} per link", k, per_host,
+      format_bandwidth(spec.link_bandwidth), format_time(spec.link_latency));
+  if (k > 1) {
+    const NodeId network = first_switch + k;
+    nodes.push_back(Node{"network", NodeType::Switch, {}, {}});
+    for (std::uint32_t h = 0; h < k; ++h)
+      links.push_back(LinkSpec{first_switch + h, network, LinkType::InfiniBand, spec.net_bandwidth, spec.net_latency,
+                               Duplex::Full});
+    description += fmt::format("; the host switches joined by one network switch, infiniband, {} per direction, {} "
+                               "per link", format_bandwidth(spec.net_bandwidth), format_time(spec.net_latency));
+  }
+  return Topology(fmt::format("switch-{}gpu-{}node", n, k), std::move(description), std::move(nodes), std::move(links),
+                  "generated fabric");
+}
+
 }  // namespace collsim::topo

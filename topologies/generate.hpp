@@ -23,4 +23,25 @@ std::optional<Fabric> parse_fabric(std::string_view s) noexcept;
 /// gpus == 0. The name is e.g. "ring-8gpu".
 Topology generate_fabric(Fabric fabric, std::uint32_t gpus, Bandwidth bandwidth, Time latency);
 
+/// A cluster of `hosts` machines of gpus/hosts GPUs each (the --nodes flag).
+struct MultiNodeSpec {
+  std::uint32_t gpus = 1;      ///< N, over all hosts
+  std::uint32_t hosts = 1;     ///< K; must divide N
+  Bandwidth link_bandwidth;    ///< each GPU's link to its host's switch, per direction
+  Time link_latency{0};
+  Bandwidth net_bandwidth;     ///< each host switch's link to the network switch, per direction
+  Time net_latency{0};
+};
+
+/// Builds K hosts of L = N/K GPUs each: GPUs gpu0..gpuN-1, host h holding gpu(h·L) .. gpu(h·L+L-1)
+/// (so ranks in file order fill one host after another) and its switch "host<h>-switch", each GPU
+/// joined to its host's switch by one full-duplex nvswitch link (as the switch fabric), and every
+/// host switch joined to one switch "network" by one full-duplex infiniband link of the net
+/// bandwidth and latency (all L GPUs of a host share that uplink). GPUs and host switches have
+/// Node::host "host<h>". One host (K = 1) needs no network: it is the switch fabric with host0 on
+/// its nodes. A route between hosts has four links, gpu -> host switch -> network -> host switch
+/// -> gpu. Throws TopologyError naming --gpus/--nodes when N or K is 0 or K does not divide N.
+/// The name is e.g. "switch-16gpu-2node".
+Topology generate_multi_node(const MultiNodeSpec& spec);
+
 }  // namespace collsim::topo

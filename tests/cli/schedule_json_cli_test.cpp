@@ -78,7 +78,9 @@ TEST_CASE("every built-in algorithm: simulating the saved schedule gives byte-id
   for (const auto& info : registry.all()) {
     for (const char* n : {"3", "8"}) {
       const std::string collective(collsim::sched::collective_name(info.collective));
-      const std::vector<std::string> fabric{"--gpus", n, "--fabric", "switch", "--format", "json"};
+      std::vector<std::string> fabric{"--gpus", n, "--fabric", "switch", "--format", "json"};
+      // hierarchical needs its ranks on hosts: 3 hosts of 1 GPU, or 2 hosts of 4.
+      if (info.name == "hierarchical") fabric.insert(fabric.end(), {"--nodes", std::string(n) == "8" ? "2" : "3"});
       std::vector<std::string> built{
           "simulate", "--algorithm", std::string(info.name), "--collective", collective,
           "--size",   "1000003",     "--chunk-size",         "64K",          "--save-schedule",

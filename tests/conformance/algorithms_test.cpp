@@ -1,13 +1,30 @@
 // Every registered algorithm, for every collective it supports, computes that collective: the
 // symbolic replay (sim/schedule/collective_spec.hpp) holds for N in 1..17, 24, 31, 32, 33, 64 and
 // sizes of 0, 1 byte, S < N, S not divisible by N, and 1 GiB (SimGrid's "every algorithm through
-// one test" pattern; issue "Algorithm library", acceptance 1).
+// one test" pattern; issue "Algorithm library", acceptance 1). hierarchical needs its ranks on
+// hosts of equal size, so it runs on every grid of K hosts × L ranks with K·L = N (L = 1 and
+// K = 1 included); the others run once, without hosts.
 #include <catch2/catch.hpp>
 
+#include "algorithms/host_grid.hpp"
 #include "algorithms/registry.hpp"
 #include "validation/symbolic_replay.hpp"
 
 using namespace collsim;
+
+namespace {
+
+/// The host layouts to try for `algorithm` on `n` ranks: every K dividing n for hierarchical,
+/// else only "hosts unknown".
+std::vector<std::vector<std::uint32_t>> host_layouts(std::string_view algorithm, sched::Rank n) {
+  if (algorithm != "hierarchical") return {{}};
+  std::vector<std::vector<std::uint32_t>> layouts;
+  for (sched::Rank k = 1; k <= n; ++k)
+    if (n % k == 0) layouts.push_back(algo::equal_hosts(n, k));
+  return layouts;
+}
+
+}  // namespace
 
 TEST_CASE("every algorithm computes its collective", "[conformance]") {
   const auto registry = algo::builtin_registry();
@@ -18,21 +35,23 @@ TEST_CASE("every algorithm computes its collective", "[conformance]") {
     for (sched::Rank n : ranks) {
       std::vector<Bytes> sizes{0, 1, n > 1 ? n - 1 : 1, 3 * Bytes{n} + 1, 1000003};
       if (n % 8 == 0 || n <= 3) sizes.push_back(Bytes{1} << 30);
-      for (Bytes size : sizes) {
-        for (sched::Rank root : {sched::Rank{0}, n - 1}) {
-          algo::Request req{info.collective, n, size};
-          req.root = root;
-          INFO(info.name << " " << sched::collective_name(info.collective) << ", N = " << n << ", S = " << size
-                         << ", root = " << root);
-          const auto schedule = info.build(req);
-          CHECK(schedule.nranks == n);
-          CHECK(schedule.collective == info.collective);
-          CHECK(schedule.algorithm == info.name);
-          const auto problem = validation::verify_symbolic(schedule);
-          CHECK(problem == std::nullopt);
-          if (info.collective != sched::Collective::Broadcast && info.collective != sched::Collective::Reduce) break;
-        }
-      }
+      const bool rooted = info.collective == sched::Collective::Broadcast || info.collective == sched::Collective::Reduce;
+      const std::vector<sched::Rank> roots = rooted ? std::vector<sched::Rank>{0, n - 1} : std::vector<sched::Rank>{0};
+      for (const auto& hosts : host_layouts(info.name, n))
+        for (Bytes size : sizes)
+          for (sched::Rank root : roots) {
+            algo::Request req{info.collective, n, size};
+            req.root = root;
+            req.hosts = hosts;
+            INFO(info.name << " " << sched::collective_name(info.collective) << ", N = " << n << ", S = " << size
+                           << ", root = " << root << ", hosts = " << (hosts.empty() ? 0 : hosts.back() + 1));
+            const auto schedule = info.build(req);
+            CHECK(schedule.nranks == n);
+            CHECK(schedule.collective == info.collective);
+            CHECK(schedule.algorithm == info.name);
+            const auto problem = validation::verify_symbolic(schedule);
+            CHECK(problem == std::nullopt);
+          }
     }
   }
 }

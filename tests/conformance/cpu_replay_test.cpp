@@ -9,6 +9,7 @@
 #include <bit>
 #include <numeric>
 
+#include "algorithms/host_grid.hpp"
 #include "algorithms/registry.hpp"
 #include "validation/cpu_replay.hpp"
 
@@ -27,10 +28,22 @@ std::vector<sched::Rank> rank_counts() {
   return ranks;
 }
 
+/// hierarchical needs its ranks on hosts: K hosts of N/K, K the middle divisor of N (2 × 2 for 4,
+/// 4 × 3 for 12, N × 1 for a prime), so most N have several hosts of several ranks. The
+/// symbolic conformance test (algorithms_test.cpp) runs every grid.
+std::vector<std::uint32_t> hosts_for(const algo::AlgorithmInfo& info, sched::Rank n) {
+  if (info.name != "hierarchical") return {};
+  std::vector<sched::Rank> divisors;
+  for (sched::Rank k = 1; k <= n; ++k)
+    if (n % k == 0) divisors.push_back(k);
+  return algo::equal_hosts(n, divisors[divisors.size() / 2]);
+}
+
 ReplayReport replay(const algo::AlgorithmInfo& info, sched::Rank n, Bytes size, sched::Rank root,
                     const ReplayOptions& options) {
   algo::Request req{info.collective, n, size};
   req.root = root;
+  req.hosts = hosts_for(info, n);
   return replay_on_cpu(info.build(req), options);
 }
 

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "algorithms/host_grid.hpp"
 #include "algorithms/registry.hpp"
 #include "sim/schedule/builder.hpp"
 #include "sim/schedule/explicit_deps.hpp"
@@ -91,6 +92,7 @@ TEST_CASE("every built-in schedule survives a save and a load unchanged", "[sche
         algo::Request req{info.collective, n, size};
         req.root = n - 1;                  // used by broadcast and reduce only
         req.chunk_size = Bytes{64} << 10;  // tree algorithms pipeline 1000003 bytes in 16 chunks
+        if (info.name == "hierarchical") req.hosts = algo::equal_hosts(n, n == 8 ? 2 : n);  // needs hosts
         INFO(info.name << " " << sched::collective_name(info.collective) << ", N = " << n << ", S = " << size);
         const sched::Schedule built = info.build(req);
         const std::string text = to_json(built);

@@ -123,7 +123,8 @@ TEST_CASE("explain prints the seed's example", "[cli][seed]") {
 TEST_CASE("topo summarises a topology and lists the bundled ones", "[cli]") {
   const auto list = run_collsim({"topo"});
   REQUIRE(list.code == 0);
-  for (const char* name : {"dgx-a100", "dgx-h100", "pcie-4gpu", "ring8-nvlink", "dgx-a100-2node"})
+  for (const char* name : {"dgx-a100", "dgx-h100", "pcie-4gpu", "ring8-nvlink", "dgx-a100-2node", "l40s-pcie",
+                           "dgx-h100-2node-ib400"})
     CHECK_THAT(list.out, Catch::Contains(name));
   const auto one = run_collsim({"topo", "dgx-a100"});
   REQUIRE(one.code == 0);

@@ -30,7 +30,7 @@ std::string join(const std::vector<std::string_view>& words, std::size_t from = 
 }
 
 // What a message quotes of a field: short, so that an error stays one line.
-std::string quoted(std::string_view s) {
+std::string quote_field(std::string_view s) {
   constexpr std::size_t kMax = 40;
   return s.size() <= kMax ? fmt::format("\"{}\"", s) : fmt::format("\"{}...\"", s.substr(0, kMax));
 }
@@ -176,7 +176,7 @@ class Reader {
     const auto threads = words.size() > 1 ? to_number<std::uint32_t>(words[1]) : std::nullopt;
     const auto gpus = words.size() > 3 && words[2] == "nGpus" ? to_number<std::uint32_t>(words[3]) : std::nullopt;
     if (!threads || !gpus || *threads == 0 || *gpus == 0)
-      fail(line_, quoted(join(words)), "\"nThread T nGpus G ...\" with whole numbers T, G >= 1");
+      fail(line_, quote_field(join(words)), "\"nThread T nGpus G ...\" with whole numbers T, G >= 1");
     threads_gpus_ = *threads * *gpus;
     threads_line_ = line_;
     full_header_ = true;
@@ -187,7 +187,7 @@ class Reader {
   void rank_line(const std::vector<std::string_view>& words) {
     const auto rank = words.size() > 1 ? to_number<std::uint32_t>(words[1]) : std::nullopt;
     if (!rank || *rank != rank_lines_.size())
-      fail(line_, quoted(join(words)), fmt::format("\"Rank {} ... on HOST device D [BUS] NAME\"", rank_lines_.size()));
+      fail(line_, quote_field(join(words)), fmt::format("\"Rank {} ... on HOST device D [BUS] NAME\"", rank_lines_.size()));
     rank_lines_.push_back(line_);
     const auto on = std::find(words.begin(), words.end(), "on");
     if (on != words.end() && on + 1 != words.end()) {
@@ -202,11 +202,11 @@ class Reader {
   }
 
   void row(const std::vector<std::string_view>& words) {
-    if (footer_) fail(line_, fmt::format("a result row ({})", quoted(words.front())), "nothing after the footer");
+    if (footer_) fail(line_, fmt::format("a result row ({})", quote_field(words.front())), "nothing after the footer");
     if (!layout_) {
       layout_ = layout_from_row(words);
       if (!layout_)
-        fail(line_, fmt::format("{} fields ({})", words.size(), quoted(join(words))),
+        fail(line_, fmt::format("{} fields ({})", words.size(), quote_field(join(words))),
              "a result row \"size count type [redop] [root] time algbw busbw #wrong [time algbw busbw #wrong]\" "
              "or a \"#\" header line");
     }
@@ -216,18 +216,18 @@ class Reader {
     NcclRow r;
     r.line = line_;
     const auto size = to_number<Bytes>(words[l.size]);
-    if (!size) fail(line_, fmt::format("{} in the size column", quoted(words[l.size])), "a whole number of bytes");
+    if (!size) fail(line_, fmt::format("{} in the size column", quote_field(words[l.size])), "a whole number of bytes");
     r.size = *size;
     if (l.count != Layout::npos) {
       const auto count = to_number<std::uint64_t>(words[l.count]);
-      if (!count) fail(line_, fmt::format("{} in the count column", quoted(words[l.count])), "a whole number of elements");
+      if (!count) fail(line_, fmt::format("{} in the count column", quote_field(words[l.count])), "a whole number of elements");
       r.count = *count;
     }
     if (l.type != Layout::npos) r.type = std::string(words[l.type]);
     if (l.redop != Layout::npos) r.redop = std::string(words[l.redop]);
     if (l.root != Layout::npos) {
       r.root = to_number<std::int64_t>(words[l.root]);
-      if (!r.root) fail(line_, fmt::format("{} in the root column", quoted(words[l.root])), "a rank or -1");
+      if (!r.root) fail(line_, fmt::format("{} in the root column", quote_field(words[l.root])), "a rank or -1");
     }
     r.time_us = number(words[l.time], "time", "a time in microseconds, above 0", true);
     r.algbw_GBps = number(words[l.algbw], "algbw", "a bandwidth in GB/s, 0 or more", false);
@@ -238,7 +238,7 @@ class Reader {
   double number(std::string_view word, std::string_view column, std::string_view expected, bool positive) const {
     const auto v = to_number<double>(word);
     if (!v || !(*v >= 0) || (positive && !(*v > 0)) || *v > 1e300)
-      fail(line_, fmt::format("{} in the {} column", quoted(word), column), expected);
+      fail(line_, fmt::format("{} in the {} column", quote_field(word), column), expected);
     return *v;
   }
 

@@ -78,8 +78,8 @@ TEST_CASE("compare predicts every row by the closed form and summarises the band
     CHECK(row["error_pct"].get<double>() == Approx(e.error_pct).margin(1e-9));
     CHECK(row["measured_busbw_GBps"].get<double>() == 1.5);
     // busbw = S / t · 2(N-1)/N (nccl-tests doc/PERFORMANCE.md), GB/s = 1e3 B/us.
-    CHECK(row["predicted_busbw_GBps"].get<double>() == Approx(e.size / e.predicted_us * 1.5 / 1e3));
-    CHECK(row["predicted_algbw_GBps"].get<double>() == Approx(e.size / e.predicted_us / 1e3));
+    CHECK(row["predicted_busbw_GBps"].get<double>() == Approx(static_cast<double>(e.size) / e.predicted_us * 1.5 / 1e3));
+    CHECK(row["predicted_algbw_GBps"].get<double>() == Approx(static_cast<double>(e.size) / e.predicted_us / 1e3));
   }
   // |errors| by band: <64KiB {20, 25}; 64KiB-16MiB {50, 60, 0}; >16MiB {100}; all {0, 20, 25, 50, 60, 100}.
   const auto& s = j["summary"];

@@ -1,6 +1,7 @@
 #include "reports/compare_report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 namespace collsim::reports {
@@ -14,11 +15,19 @@ std::string opt_fixed(const std::optional<double>& v, int decimals) {
   return v ? fmt::format("{:.{}f}", *v, decimals) : std::string("-");
 }
 
+// "4 ranks" or "4 ranks of NVIDIA L40S on 1 host", as far as the log says.
+std::string ranks_text(const CompareView& v) {
+  std::string text = fmt::format("{} ranks", v.ranks);
+  if (!v.devices.empty()) text += fmt::format(" of {}", fmt::join(v.devices, ", "));
+  if (v.hosts > 0) text += fmt::format(" on {} host{}", v.hosts, v.hosts == 1 ? "" : "s");
+  return text;
+}
+
 }  // namespace
 
 std::string render_compare_table(const CompareView& v) {
-  std::string out = fmt::format("{} ({}, {} ranks) against {} {} on {} (network model: {})\n\n", v.log, v.test,
-                                v.ranks, v.algorithm, v.collective, v.topology, v.network);
+  std::string out = fmt::format("{} ({}, {}) against {} {} on {} (network model: {})\n\n", v.log, v.test,
+                                ranks_text(v), v.algorithm, v.collective, v.topology, v.network);
   out += fmt::format("  {:>12}  {:>12}  {:>12}  {:>8}  {:>14}  {:>15}\n", "size (B)", "measured us", "predicted us",
                      "error %", "measured busbw", "predicted busbw");
   for (const auto& r : v.rows)
@@ -41,6 +50,8 @@ std::string render_compare_json(const CompareView& v) {
   j["topology"] = v.topology;
   j["network"] = v.network;
   j["ranks"] = v.ranks;
+  j["devices"] = v.devices;
+  j["hosts"] = v.hosts;
   auto& rows = j["rows"] = ordered_json::array();
   for (const auto& r : v.rows) {
     ordered_json row;

@@ -1,7 +1,8 @@
 // Writers for `collsim compare`: every row of an nccl-tests log beside its prediction, and the error
 // by size band.
 //
-// JSON keys (stable): log, test, collective, algorithm, topology, network, ranks,
+// JSON keys (stable): log, test, collective, algorithm, topology, network, ranks, devices (distinct
+// device names from the log's "# Rank" lines), hosts (how many distinct hosts they name, 0 if none),
 // rows [{line, size_bytes, measured_us, predicted_us, error_pct, measured_algbw_GBps,
 // predicted_algbw_GBps, measured_busbw_GBps, predicted_busbw_GBps}] (predicted bandwidths are null
 // when the predicted time is 0), summary [{band, rows, median_abs_error_pct, max_abs_error_pct}] for
@@ -40,6 +41,8 @@ struct CompareView {
   std::string topology;
   std::string network;
   std::uint32_t ranks = 0;
+  std::vector<std::string> devices;  ///< the distinct device names the log lists, in order (may be empty)
+  std::size_t hosts = 0;             ///< the distinct hosts the log lists (0 when it lists none)
   std::vector<ComparedRow> rows;
   std::vector<BandSummary> bands;  ///< summarize_error_bands of the rows
 };

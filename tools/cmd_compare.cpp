@@ -1,5 +1,6 @@
 // collsim compare: predict every row of an nccl-tests log on a topology, by the same path as
 // `collsim simulate`, and report the error per row and per size band.
+#include <algorithm>
 #include <limits>
 
 #include <fmt/format.h>
@@ -142,6 +143,9 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
   view.test = log.test.empty() ? std::string(test_program(collective)) : log.test;
   view.collective = std::string(sched::collective_name(collective));
   view.ranks = ranks;
+  for (const auto& d : log.devices)
+    if (std::find(view.devices.begin(), view.devices.end(), d) == view.devices.end()) view.devices.push_back(d);
+  view.hosts = log.hosts.size();
   std::vector<reports::SizedError> errors;
   for (const auto& row : log.rows) {
     const sim::Summary s = simulate_summary(row_request(o, topology, collective, ranks, row, log.file));

@@ -122,6 +122,7 @@ class Reader {
       return;
     }
     if (text.find("NCCL INFO") != std::string_view::npos || text.find("NCCL WARN") != std::string_view::npos) return;
+    if (log_.rows.empty() && command_line(words)) return;
     row(words);
   }
 
@@ -152,7 +153,8 @@ class Reader {
     const auto words = split_words(text);
     if (words.empty()) return;
     if (text.find("Collective test starting:") != std::string_view::npos) {
-      if (!log_.test.empty()) fail(line_, "a second \"# Collective test starting\" line", "one test per log");
+      if (test_started_) fail(line_, "a second \"# Collective test starting\" line", "one test per log");
+      test_started_ = true;
       log_.test = std::string(words.back());
       log_.test_line = line_;
       full_header_ = true;
@@ -168,6 +170,21 @@ class Reader {
       if (layout_->algbw == Layout::npos || layout_->busbw == Layout::npos)
         fail(line_, fmt::format("the column header \"{}\"", layout_->names), "algbw and busbw columns after time");
     }
+  }
+
+  // A command line pasted above the output ("mpirun -np 8 ./build/all_reduce_perf -b 8 -e 8G"): the
+  // program's name says which collective ran. False when no word names an nccl-tests program.
+  bool command_line(const std::vector<std::string_view>& words) {
+    for (std::string_view w : words) {
+      const std::string_view base = w.substr(w.find_last_of('/') + 1);  // npos + 1 = 0: the whole word
+      if (!base.ends_with("_perf") || base.size() <= 5) continue;
+      if (log_.test.empty()) {
+        log_.test = std::string(base);
+        log_.test_line = line_;
+      }
+      return true;
+    }
+    return false;
   }
 
   // "# nThread 1 nGpus 4 minBytes 8 maxBytes ...": ranks per process (one process unless "# Rank"
@@ -248,6 +265,7 @@ class Reader {
   std::vector<std::size_t> rank_lines_;
   std::optional<std::uint32_t> threads_gpus_;
   std::size_t threads_line_ = 0;
+  bool test_started_ = false;  // a "# Collective test starting" line was read
   bool full_header_ = false;  // the run's header (test name, nThread, ranks) was printed
   bool footer_ = false;
 };

@@ -48,7 +48,7 @@ struct NcclRow {
 struct NcclLog {
   std::string file;                 ///< the name used in messages
   std::string test;                 ///< e.g. "all_reduce_perf"; empty when the log does not say
-  std::size_t test_line = 0;        ///< line of "# Collective test starting"
+  std::size_t test_line = 0;        ///< line of "# Collective test starting" (or of a pasted command line)
   std::optional<std::uint32_t> ranks;  ///< "# Rank" lines counted, else nThread × nGpus; empty if unknown
   std::size_t ranks_line = 0;       ///< line that gave the rank count (the last "# Rank" line or nThread)
   std::vector<std::string> devices;  ///< device name of each rank, from the "# Rank" lines
@@ -61,7 +61,8 @@ struct NcclLog {
 /// ("FILE:LINE: found ..., expected ...") for a garbled line, a row whose fields do not match the
 /// column header (or the first row), a log with no rows, and a log with a header that ends before its
 /// footer (truncated). Lines "NCCL version ...", and NCCL's own "NCCL INFO"/"NCCL WARN" diagnostics,
-/// are skipped.
+/// are skipped; a command line above the rows that runs an nccl-tests program ("... all_reduce_perf -b 8")
+/// names the program when no "# Collective test starting" line does.
 NcclLog parse_nccl_log(std::string_view text, std::string file);
 
 /// Reads the log file at `path`; throws NcclLogError naming it when it cannot be read.

@@ -138,6 +138,23 @@ TEST_CASE("compare runs every real log on its bundled machine", "[cli][compare]"
   }
 }
 
+TEST_CASE("compare names the devices and hosts the log lists", "[cli][compare]") {
+  const auto r = run_collsim({"compare", fixture("l40s_4gpu_ring.txt"), "l40s-pcie"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("(all_reduce_perf, 4 ranks of NVIDIA L40S on 1 host) against ring allreduce on "
+                                    "l40s-pcie"));
+  const auto j = nlohmann::json::parse(
+      run_collsim({"compare", fixture("l40s_4gpu_ring.txt"), "l40s-pcie", "--format", "json"}).out);
+  CHECK(j["devices"] == std::vector<std::string>{"NVIDIA L40S"});
+  CHECK(j["hosts"] == 1);
+  // A log of result rows lists neither.
+  const auto rows = nlohmann::json::parse(run_collsim({"compare", fixture("a100_80g_8gpu_mpi.txt"), "dgx-a100",
+                                                       "--ranks", "8", "--collective", "allreduce", "--format", "json"})
+                                              .out);
+  CHECK(rows["devices"].empty());
+  CHECK(rows["hosts"] == 0);
+}
+
 TEST_CASE("compare: a log's own header wins over flags that contradict it", "[cli][compare][errors]") {
   const std::string l40s = fixture("l40s_2gpu_ring.txt");
   check_bad_input({"compare", l40s, "l40s-pcie", "--ranks", "4"},

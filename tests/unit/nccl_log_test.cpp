@@ -165,6 +165,20 @@ TEST_CASE("older and other column layouts are located by the column header", "[n
     CHECK(no_redop.redop.empty());
     CHECK(parse_nccl_log("1024 256 float sum -1 31.5 0.03 0.03 0\n", "d").rows[0].busbw_GBps == 0.03);
   }
+  SECTION("a pasted command line names the program; the header's line wins over it") {
+    const NcclLog rows = parse_nccl_log(
+        "$ mpirun -np 8 /opt/nccl-tests/build/all_gather_perf -b 1K -e 1K -g 1\n"
+        "1024 128 float none -1 31.5 0.03 0.03 0 30.9 0.03 0.03 0\n",
+        "cmd.txt");
+    CHECK(rows.test == "all_gather_perf");
+    CHECK(rows.test_line == 1);
+    CHECK(rows.rows.size() == 1);
+    const NcclLog full = parse_nccl_log("./build/all_reduce_perf -b 8 -e 8 -g 2\n" + fixture_text("l40s_2gpu_ring.txt"),
+                                        "cmd.txt");
+    CHECK(full.test == "all_reduce_perf");
+    CHECK(full.test_line == 3);  // the header's "# Collective test starting", one line down
+    CHECK(full.rows.size() == 25);
+  }
   SECTION("NCCL's own diagnostics between the rows are skipped") {
     const NcclLog log = parse_nccl_log(
         "1024 256 float sum -1 31.5 0.03 0.03 0 30.9 0.03 0.03 0\n"

@@ -198,3 +198,48 @@ TEST_CASE("compare: other bad input exits 2 with one line", "[cli][compare][erro
   check_bad_input({"compare", sendrecv, "dgx-a100"}, sendrecv + ":1: found sendrecv_perf, expected a program whose "
                                                                 "collective collsim simulates");
 }
+
+TEST_CASE("compare predicts each row exactly as simulate does for the same collective, ranks and size",
+          "[cli][compare]") {
+  // The same path and defaults: row 1 MiB of the 4-GPU L40S log against `simulate l40s-pcie --size 1048576`.
+  const auto j = nlohmann::json::parse(
+      run_collsim({"compare", fixture("l40s_4gpu_ring.txt"), "l40s-pcie", "--format", "json"}).out);
+  const auto s = collsim::test::simulate_json({"l40s-pcie", "--size", "1048576"});
+  bool seen = false;
+  for (const auto& row : j["rows"])
+    if (row["size_bytes"] == 1048576) {
+      CHECK(row["predicted_us"] == s["time_us"]);
+      CHECK(row["predicted_busbw_GBps"] == s["busbw_GBps"]);
+      seen = true;
+    }
+  CHECK(seen);
+  // --algorithm reaches the simulation: direct all-reduce on 4 ranks is 2 steps, not ring's 6.
+  const auto d = nlohmann::json::parse(run_collsim({"compare", fixture("l40s_4gpu_ring.txt"), "l40s-pcie",
+                                                    "--algorithm", "direct", "--format", "json"})
+                                           .out);
+  CHECK(d["algorithm"] == "direct");
+  const auto sd = collsim::test::simulate_json({"l40s-pcie", "--size", "8", "--algorithm", "direct"});
+  CHECK(d["rows"][0]["predicted_us"] == sd["time_us"]);
+  CHECK(d["rows"][0]["predicted_us"] != j["rows"][0]["predicted_us"]);
+}
+
+TEST_CASE("compare: broadcast and reduce rows run from the printed root; the default topology is announced",
+          "[cli][compare]") {
+  const std::string rows = "1048576 262144 float none 3 50.0 20.97 20.97 0 50.0 20.97 20.97 0\n";
+  const std::string bcast = temp_file("bcast.txt", rows);
+  const auto r = run_collsim(args({"compare", bcast, "--ranks", "4", "--collective", "broadcast", "--format", "json"},
+                                  kRingFabric));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto s = collsim::test::simulate_json(
+      args({"--collective", "broadcast", "--root", "3", "--size", "1048576"}, kRingFabric));
+  CHECK(j["rows"][0]["predicted_us"] == s["time_us"]);
+  check_bad_input({"compare", temp_file("bcast5.txt", "1024 256 float none 5 5.0 0.2 0.2 0\n"), "--ranks", "4",
+                   "--collective", "broadcast", "--gpus", "4", "--fabric", "ring"},
+                  ":1: found root 5, expected a rank below 4");
+  // No topology: the bundled default, said on stderr as simulate says it.
+  const auto d = run_collsim({"compare", fixture("l40s_2gpu_ring.txt"), "--format", "csv"});
+  REQUIRE(d.code == 0);
+  CHECK_THAT(d.err, Catch::Contains("used the bundled default dgx-a100"));
+}

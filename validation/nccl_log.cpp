@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -249,6 +250,13 @@ class Reader {
     r.time_us = number(words[l.time], "time", "a time in microseconds, above 0", true);
     r.algbw_GBps = number(words[l.algbw], "algbw", "a bandwidth in GB/s, 0 or more", false);
     r.busbw_GBps = number(words[l.busbw], "busbw", "a bandwidth in GB/s, 0 or more", false);
+    // nccl-tests prints algbw = size / time (src/common.cu); where the two disagree beyond print
+    // rounding (half a unit of the 2nd decimal, and 2 % for the time's own rounding), one of the three
+    // numbers is garbled.
+    const double algbw = static_cast<double>(r.size) / (r.time_us * 1e3);
+    if (std::abs(algbw - r.algbw_GBps) > 0.0051 + 0.02 * algbw)
+      fail(line_, fmt::format("algbw {} GB/s", words[l.algbw]),
+           fmt::format("size / time = {:.2f} GB/s, as nccl-tests computes it (a garbled number?)", algbw));
     log_.rows.push_back(std::move(r));
   }
 

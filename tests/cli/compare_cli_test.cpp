@@ -36,8 +36,10 @@ std::string hand_log() {
   for (const auto& r : kHandRows) {
     std::ostringstream line;
     line.precision(12);
-    line << r.size << " " << r.size / 4 << " float sum -1 " << r.measured_us << " 1.00 1.50 0 " << r.measured_us
-         << " 1.00 1.50 0\n";
+    // algbw = S / t, as nccl-tests prints it; busbw is not checked by the reader.
+    const double algbw = static_cast<double>(r.size) / r.measured_us / 1e3;
+    line << r.size << " " << r.size / 4 << " float sum -1 " << r.measured_us << " " << algbw << " 1.50 0 "
+         << r.measured_us << " " << algbw << " 1.50 0\n";
     text += line.str();
   }
   return text;
@@ -235,7 +237,7 @@ TEST_CASE("compare: broadcast and reduce rows run from the printed root; the def
   const auto s = collsim::test::simulate_json(
       args({"--collective", "broadcast", "--root", "3", "--size", "1048576"}, kRingFabric));
   CHECK(j["rows"][0]["predicted_us"] == s["time_us"]);
-  check_bad_input({"compare", temp_file("bcast5.txt", "1024 256 float none 5 5.0 0.2 0.2 0\n"), "--ranks", "4",
+  check_bad_input({"compare", temp_file("bcast5.txt", "1024 256 float none 5 5.0 0.20 0.20 0\n"), "--ranks", "4",
                    "--collective", "broadcast", "--gpus", "4", "--fabric", "ring"},
                   ":1: found root 5, expected a rank below 4");
   // No topology: the bundled default, said on stderr as simulate says it.

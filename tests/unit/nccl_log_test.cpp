@@ -207,6 +207,9 @@ TEST_CASE("garbled logs are rejected with the file, the line, what was found and
           "log.txt:20: found \"2x6\" in the size column, expected a whole number of bytes");
   rejects(with_line(text, 20, "         256            64     float     sum      -1     8.86    fast    0.03       0     8.94    0.03    0.03       0"),
           "log.txt:20: found \"fast\" in the algbw column");
+  // algbw must be size / time (1024 B / 8.91 us = 0.11 GB/s): a digit lost from the time shows.
+  rejects(with_line(text, 20, "        1024           256     float     sum      -1     0.91    0.11    0.11       0     8.96    0.11    0.11       0"),
+          "log.txt:20: found algbw 0.11 GB/s, expected size / time = 1.13 GB/s");
   rejects(with_line(text, 20, "         256            64     float     sum      -1     8.86    0.03    -1       0     8.94    0.03    0.03       0"),
           "log.txt:20: found \"-1\" in the busbw column");
   rejects(with_line(text, 20, "         256            64     float     sum      -1     8.86    0.03    0.03       0     8.94    0.03"),

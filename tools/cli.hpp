@@ -1,4 +1,4 @@
-// The collsim command line: subcommands simulate, explain and topo (CLI11).
+// The collsim command line: subcommands simulate, compare, explain, topo and algorithms (CLI11).
 #pragma once
 
 #include <ostream>

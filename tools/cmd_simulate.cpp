@@ -123,7 +123,34 @@ Plan load_plan(const SimulateOptions& o) {
   return Plan{std::move(topology), std::move(schedule), std::move(rank_to_node), std::nullopt};
 }
 
+// The network model --network names.
+std::unique_ptr<net::NetworkModel> make_network(const SimulateOptions& o, const topo::Topology& topology) {
+  try {
+    return net::make_network_model(o.network, topology);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("--network: {}", e.what()));
+  }
+}
+
+// The summary of a run of `plan`, with the algorithm's closed form where it has one.
+sim::Summary summarize_plan(const Plan& plan, const sim::Result& result, std::string_view network) {
+  sim::Summary summary = sim::summarize(plan.schedule, plan.topology, plan.rank_to_node, result, std::string(network));
+  // The closed forms see one uniform fabric (one α, one B); ranks on several hosts have two, the
+  // host's and the network's, so a single-fabric form would be wrong there and none is given.
+  if (plan.request && !on_several_hosts(*plan.request))
+    summary.closed_form = algo::closed_form_time(plan.schedule.algorithm, *plan.request,
+                                                 fabric_alpha_beta(plan.topology, plan.rank_to_node));
+  return summary;
+}
+
 }  // namespace
+
+sim::Summary simulate_summary(const SimulateOptions& o) {
+  const Plan plan = build_plan(o);
+  const std::unique_ptr<net::NetworkModel> network = make_network(o, plan.topology);
+  const sim::Result result = sim::run(plan.schedule, plan.topology, plan.rank_to_node, *network);
+  return summarize_plan(plan, result, network->name());
+}
 
 CLI::App* add_simulate(CLI::App& app, SimulateOptions& o) {
   auto* cmd = app.add_subcommand("simulate", "Predict the time, steps and traffic of one collective on a topology");
@@ -163,12 +190,7 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
         "--format: no report is printed when --save-schedule - writes the schedule to standard output; "
         "expected one or the other");
   const Plan plan = o.schedule.empty() ? build_plan(o) : load_plan(o);
-  std::unique_ptr<net::NetworkModel> network;
-  try {
-    network = net::make_network_model(o.network, plan.topology);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(fmt::format("--network: {}", e.what()));
-  }
+  const std::unique_ptr<net::NetworkModel> network = make_network(o, plan.topology);
   const auto write_schedule = [&](std::ostream& s) { sched::write_schedule_json(plan.schedule, s); };
   if (schedule_to_stdout) {
     write_schedule(out);
@@ -179,13 +201,7 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
   std::optional<validation::ReplayReport> check;
   if (replay_options) check = validation::replay_on_cpu(plan.schedule, *replay_options);
   const sim::Result result = sim::run(plan.schedule, plan.topology, plan.rank_to_node, *network);
-  sim::Summary summary =
-      sim::summarize(plan.schedule, plan.topology, plan.rank_to_node, result, std::string(network->name()));
-  // The closed forms see one uniform fabric (one α, one B); ranks on several hosts have two, the
-  // host's and the network's, so a single-fabric form would be wrong there and none is given.
-  if (plan.request && !on_several_hosts(*plan.request))
-    summary.closed_form = algo::closed_form_time(plan.schedule.algorithm, *plan.request,
-                                                 fabric_alpha_beta(plan.topology, plan.rank_to_node));
+  const sim::Summary summary = summarize_plan(plan, result, network->name());
   // Saved once the run has succeeded, so a failed command leaves no new file behind.
   if (!o.save_schedule.empty()) write_file_atomically(o.save_schedule, write_schedule);
   const reports::SimulationView view{summary, result, plan.topology, plan.rank_to_node, check ? &*check : nullptr};

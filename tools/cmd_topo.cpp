@@ -26,7 +26,7 @@ int run_topo(const TopoOptions& o, std::ostream& out) {
       // The first sentence is enough for a list; `collsim topo NAME` prints the whole description.
       std::string_view d = t.description();
       d = d.substr(0, d.find(". "));
-      out << fmt::format("  {:<16} {:>3} GPUs  {}\n", b.name, t.gpus().size(), d);
+      out << fmt::format("  {:<20} {:>3} GPUs  {}\n", b.name, t.gpus().size(), d);
     }
     return kExitOk;
   }

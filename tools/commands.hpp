@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "sim/summary.hpp"
 #include "tools/options.hpp"
 #include "tools/verify_options.hpp"
 
@@ -32,6 +33,10 @@ struct SimulateOptions {
 };
 CLI::App* add_simulate(CLI::App& app, SimulateOptions& options);
 int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream& err);
+/// What `collsim simulate` computes for a built-in algorithm (options.schedule empty), by the same path
+/// and with the same defaults, without a report: `compare` predicts every log row with it. Throws
+/// as run_simulate does (UsageError, TopologyError, AlgorithmError, ...).
+sim::Summary simulate_summary(const SimulateOptions& options);
 
 struct ExplainOptions {
   AlgorithmOptions algorithm;
@@ -47,6 +52,18 @@ struct AlgorithmsOptions {
 };
 CLI::App* add_algorithms(CLI::App& app, AlgorithmsOptions& options);
 int run_algorithms(const AlgorithmsOptions& options, std::ostream& out);
+
+struct CompareOptions {
+  std::string log;              ///< LOG: the nccl-tests output file
+  TopologyOptions topology;     ///< TOPOLOGY (positional) or the generator flags
+  std::string topology_flag;    ///< --topology T, the same as the positional TOPOLOGY
+  std::string algorithm = "ring";
+  std::string ranks;            ///< --ranks N: needed when the log does not say
+  std::string collective;       ///< --collective C: needed when the log does not say
+  std::string format = "table";
+};
+CLI::App* add_compare(CLI::App& app, CompareOptions& options);
+int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& err);
 
 struct TopoOptions {
   TopologyOptions topology;

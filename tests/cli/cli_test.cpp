@@ -9,38 +9,11 @@
 
 #include "algorithms/registry.hpp"
 #include "tools/cli.hpp"
+#include "tests/cli/run_collsim.hpp"
 
-namespace {
-
-struct Out {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Out run_collsim(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int code = collsim::cli::run(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
-// A bad-input failure: exit 2 and exactly one line on stderr that contains `what`.
-void check_bad_input(const std::vector<std::string>& args, const std::string& what) {
-  const auto r = run_collsim(args);
-  INFO(r.err);
-  CHECK(r.code == 2);
-  CHECK(r.out.empty());
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  CHECK_THAT(r.err, Catch::StartsWith("collsim: error: ") && Catch::Contains(what));
-}
-
-std::string temp_file(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / ("collsim_cli_test_" + name);
-  std::ofstream(path) << text;
-  return path.string();
-}
-
-}  // namespace
+using collsim::test::check_bad_input;
+using collsim::test::run_collsim;
+using collsim::test::temp_file;
 
 TEST_CASE("simulate --format json has the documented keys and only the document on stdout", "[cli]") {
   const auto r = run_collsim({"simulate", "--gpus", "8", "--fabric", "ring", "--link-bandwidth", "25GB/s",
@@ -123,7 +96,8 @@ TEST_CASE("explain prints the seed's example", "[cli][seed]") {
 TEST_CASE("topo summarises a topology and lists the bundled ones", "[cli]") {
   const auto list = run_collsim({"topo"});
   REQUIRE(list.code == 0);
-  for (const char* name : {"dgx-a100", "dgx-h100", "pcie-4gpu", "ring8-nvlink", "dgx-a100-2node"})
+  for (const char* name : {"dgx-a100", "dgx-h100", "pcie-4gpu", "ring8-nvlink", "dgx-a100-2node", "l40s-pcie",
+                           "dgx-h100-2node-ib400"})
     CHECK_THAT(list.out, Catch::Contains(name));
   const auto one = run_collsim({"topo", "dgx-a100"});
   REQUIRE(one.code == 0);

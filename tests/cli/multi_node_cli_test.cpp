@@ -8,39 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include "tools/cli.hpp"
+#include "tests/cli/run_collsim.hpp"
+
+using collsim::test::check_bad_input;
+using collsim::test::run_collsim;
+using collsim::test::simulate_json;
 
 namespace {
-
-struct Out {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Out run_collsim(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int code = collsim::cli::run(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
-// A bad-input failure: exit 2 and exactly one line on stderr that contains `what`.
-void check_bad_input(const std::vector<std::string>& args, const std::string& what) {
-  const auto r = run_collsim(args);
-  INFO(r.err);
-  CHECK(r.code == 2);
-  CHECK(r.out.empty());
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  CHECK_THAT(r.err, Catch::StartsWith("collsim: error: ") && Catch::Contains(what));
-}
-
-nlohmann::json simulate_json(std::vector<std::string> args) {
-  args.insert(args.begin(), "simulate");
-  args.insert(args.end(), {"--format", "json"});
-  const auto r = run_collsim(args);
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  return nlohmann::json::parse(r.out);
-}
 
 const nlohmann::json& link_named(const nlohmann::json& j, const std::string& from, const std::string& to) {
   for (const auto& l : j["links"])

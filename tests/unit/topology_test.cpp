@@ -228,6 +228,8 @@ TEST_CASE("bundled topologies load, with the GPU counts and bandwidths they desc
       {"dgx-h100", {8, GBps(450)}},
       {"pcie-4gpu", {4, 8ull * 31'500'000'000}},
       {"dgx-a100-2node", {16, GBps(300) + 8ull * 31'500'000'000}},  // NVSwitch plus the PCIe link to its NIC
+      {"l40s-pcie", {4, 8ull * 31'500'000'000}},                      // one PCIe Gen4 x16 link each
+      {"dgx-h100-2node-ib400", {16, GBps(450) + GBps(63)}},           // NVSwitch plus PCIe Gen5 x16 to its NIC
   };
   std::set<std::string, std::less<>> seen;
   for (const auto& b : collsim::topo::bundled_topologies()) {

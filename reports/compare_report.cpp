@@ -1,0 +1,93 @@
+#include "reports/compare_report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+namespace collsim::reports {
+namespace {
+
+using nlohmann::ordered_json;
+
+ordered_json opt_json(const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(nullptr); }
+
+std::string opt_fixed(const std::optional<double>& v, int decimals) {
+  return v ? fmt::format("{:.{}f}", *v, decimals) : std::string("-");
+}
+
+// "4 ranks" or "4 ranks of NVIDIA L40S on 1 host", as far as the log says.
+std::string ranks_text(const CompareView& v) {
+  std::string text = fmt::format("{} ranks", v.ranks);
+  if (!v.devices.empty()) text += fmt::format(" of {}", fmt::join(v.devices, ", "));
+  if (v.hosts > 0) text += fmt::format(" on {} host{}", v.hosts, v.hosts == 1 ? "" : "s");
+  return text;
+}
+
+}  // namespace
+
+std::string render_compare_table(const CompareView& v) {
+  std::string out = fmt::format("{} ({}, {}) against {} {} on {} (network model: {})\n\n", v.log, v.test,
+                                ranks_text(v), v.algorithm, v.collective, v.topology, v.network);
+  out += fmt::format("  {:>12}  {:>12}  {:>12}  {:>8}  {:>14}  {:>15}\n", "size (B)", "measured us", "predicted us",
+                     "error %", "measured busbw", "predicted busbw");
+  for (const auto& r : v.rows)
+    out += fmt::format("  {:>12}  {:>12.2f}  {:>12.2f}  {:>+8.1f}  {:>14.2f}  {:>15}\n", r.size, r.measured_us,
+                       to_us(r.predicted), r.error_pct, r.measured_busbw_GBps, opt_fixed(r.predicted_busbw_GBps, 2));
+  out += fmt::format("\n  {:<12}  {:>5}  {:>16}  {:>13}\n", "size band", "rows", "median |error| %", "max |error| %");
+  for (const auto& b : v.bands)
+    out += fmt::format("  {:<12}  {:>5}  {:>16}  {:>13}\n", b.band, b.rows, opt_fixed(b.median_abs_error_pct, 1),
+                       opt_fixed(b.max_abs_error_pct, 1));
+  out += "(busbw in GB/s = 1e9 B/s; error = (predicted - measured) / measured)\n";
+  return out;
+}
+
+std::string render_compare_json(const CompareView& v) {
+  ordered_json j;
+  j["log"] = v.log;
+  j["test"] = v.test;
+  j["collective"] = v.collective;
+  j["algorithm"] = v.algorithm;
+  j["topology"] = v.topology;
+  j["network"] = v.network;
+  j["ranks"] = v.ranks;
+  j["devices"] = v.devices;
+  j["hosts"] = v.hosts;
+  auto& rows = j["rows"] = ordered_json::array();
+  for (const auto& r : v.rows) {
+    ordered_json row;
+    row["line"] = r.line;
+    row["size_bytes"] = r.size;
+    row["measured_us"] = r.measured_us;
+    row["predicted_us"] = to_us(r.predicted);
+    row["error_pct"] = r.error_pct;
+    row["measured_algbw_GBps"] = r.measured_algbw_GBps;
+    row["predicted_algbw_GBps"] = opt_json(r.predicted_algbw_GBps);
+    row["measured_busbw_GBps"] = r.measured_busbw_GBps;
+    row["predicted_busbw_GBps"] = opt_json(r.predicted_busbw_GBps);
+    rows.push_back(std::move(row));
+  }
+  auto& summary = j["summary"] = ordered_json::array();
+  for (const auto& b : v.bands) {
+    ordered_json band;
+    band["band"] = b.band;
+    band["rows"] = b.rows;
+    band["median_abs_error_pct"] = opt_json(b.median_abs_error_pct);
+    band["max_abs_error_pct"] = opt_json(b.max_abs_error_pct);
+    summary.push_back(std::move(band));
+  }
+  return j.dump(2) + "\n";
+}
+
+std::string render_compare_csv(const CompareView& v) {
+  std::string out =
+      "line,size_bytes,band,measured_us,predicted_us,error_pct,measured_algbw_GBps,predicted_algbw_GBps,"
+      "measured_busbw_GBps,predicted_busbw_GBps\n";
+  const auto opt = [](const std::optional<double>& x) { return x ? fmt::format("{}", *x) : std::string(); };
+  for (const auto& r : v.rows)
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", r.line, r.size, kErrorBands[error_band(r.size)], r.measured_us,
+                       to_us(r.predicted), r.error_pct, r.measured_algbw_GBps, opt(r.predicted_algbw_GBps),
+                       r.measured_busbw_GBps, opt(r.predicted_busbw_GBps));
+  return out;
+}
+
+}  // namespace collsim::reports

@@ -1,0 +1,57 @@
+// Writers for `collsim compare`: every row of an nccl-tests log beside its prediction, and the error
+// by size band.
+//
+// JSON keys (stable): log, test, collective, algorithm, topology, network, ranks, devices (distinct
+// device names from the log's "# Rank" lines), hosts (how many distinct hosts they name, 0 if none),
+// rows [{line, size_bytes, measured_us, predicted_us, error_pct, measured_algbw_GBps,
+// predicted_algbw_GBps, measured_busbw_GBps, predicted_busbw_GBps}] (predicted bandwidths are null
+// when the predicted time is 0), summary [{band, rows, median_abs_error_pct, max_abs_error_pct}] for
+// the bands "<64KiB", "64KiB-16MiB", ">16MiB" and "all" (null statistics for a band without rows).
+// CSV: one line per row with the scalar row fields and the band; the summary is in the table and JSON.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reports/error_bands.hpp"
+#include "sim/units/units.hpp"
+
+namespace collsim::reports {
+
+/// One log row and its prediction.
+struct ComparedRow {
+  std::size_t line = 0;  ///< line of the row in the log
+  Bytes size = 0;
+  double measured_us = 0;
+  double measured_algbw_GBps = 0;
+  double measured_busbw_GBps = 0;
+  Time predicted{0};
+  std::optional<double> predicted_algbw_GBps;  ///< empty when the predicted time is 0
+  std::optional<double> predicted_busbw_GBps;
+  double error_pct = 0;  ///< (predicted - measured) / measured · 100
+};
+
+/// Everything a compare report shows.
+struct CompareView {
+  std::string log;         ///< the log file as given
+  std::string test;        ///< the nccl-tests program, e.g. "all_reduce_perf" (from the log or --collective)
+  std::string collective;  ///< collsim's name, e.g. "allreduce"
+  std::string algorithm;
+  std::string topology;
+  std::string network;
+  std::uint32_t ranks = 0;
+  std::vector<std::string> devices;  ///< the distinct device names the log lists, in order (may be empty)
+  std::size_t hosts = 0;             ///< the distinct hosts the log lists (0 when it lists none)
+  std::vector<ComparedRow> rows;
+  std::vector<BandSummary> bands;  ///< summarize_error_bands of the rows
+};
+
+/// The human table: a title, one line per row, then the bands.
+std::string render_compare_table(const CompareView& view);
+/// One JSON document (pretty-printed, keys in a fixed order, newline-terminated).
+std::string render_compare_json(const CompareView& view);
+/// RFC 4180 CSV: a header row and one line per row.
+std::string render_compare_csv(const CompareView& view);
+
+}  // namespace collsim::reports

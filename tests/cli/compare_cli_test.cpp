@@ -1,0 +1,247 @@
+// collsim compare: every real log runs on its bundled machine; the JSON shape and the band arithmetic on
+// a hand-made log whose predictions are closed forms; every flag error exits 2 with one line.
+#include <catch2/catch.hpp>
+
+#include "tests/cli/run_collsim.hpp"
+
+using collsim::test::check_bad_input;
+using collsim::test::run_collsim;
+using collsim::test::temp_file;
+
+namespace {
+
+std::string fixture(const std::string& name) { return std::string(COLLSIM_SOURCE_DIR) + "/tests/data/nccl-tests/" + name; }
+
+// Ring all-reduce on --gpus 4 --fabric ring, 25 GB/s and 1 us per link: 2(N-1)(α + ⌈S/N⌉/B) =
+// 6 · (1 us + S/4 / 25 GB/s) (README "How the simulation works"; tests/oracle/closed_form_test.cpp).
+// The measured times are the predictions divided by 0.8, 1.25, 0.5, 1.6, 1 and 2, so the errors are
+// -20 %, +25 %, -50 %, +60 %, 0 % and +100 %.
+struct HandRow {
+  std::uint64_t size;
+  double predicted_us;
+  double measured_us;
+  double error_pct;
+};
+const std::vector<HandRow> kHandRows{
+    {4096, 6.24576, 7.8072, -20},           // 6 · (1 + 1024 B / 25 GB/s = 0.04096 us)
+    {32768, 7.96608, 6.372864, 25},         // 6 · (1 + 0.32768)
+    {65536, 9.93216, 19.86432, -50},        // 6 · (1 + 0.65536)
+    {1048576, 68.91456, 43.0716, 60},       // 6 · (1 + 10.48576)
+    {16777216, 1012.63296, 1012.63296, 0},  // 6 · (1 + 167.77216)
+    {67108864, 4032.53184, 2016.26592, 100},  // 6 · (1 + 671.08864)
+};
+
+std::string hand_log() {
+  std::string text;
+  for (const auto& r : kHandRows) {
+    std::ostringstream line;
+    line.precision(12);
+    // algbw = S / t, as nccl-tests prints it; busbw is not checked by the reader.
+    const double algbw = static_cast<double>(r.size) / r.measured_us / 1e3;
+    line << r.size << " " << r.size / 4 << " float sum -1 " << r.measured_us << " " << algbw << " 1.50 0 "
+         << r.measured_us << " " << algbw << " 1.50 0\n";
+    text += line.str();
+  }
+  return text;
+}
+
+const std::vector<std::string> kRingFabric{"--gpus", "4", "--fabric", "ring", "--link-bandwidth", "25GB/s",
+                                           "--link-latency", "1us"};
+
+std::vector<std::string> args(std::vector<std::string> head, const std::vector<std::string>& tail = {}) {
+  head.insert(head.end(), tail.begin(), tail.end());
+  return head;
+}
+
+}  // namespace
+
+TEST_CASE("compare predicts every row by the closed form and summarises the bands by hand", "[cli][compare]") {
+  const std::string log = temp_file("hand.txt", hand_log());
+  const auto r = run_collsim(args({"compare", log, "--ranks", "4", "--collective", "allreduce", "--format", "json"},
+                                  kRingFabric));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.err.empty());
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["collective"] == "allreduce");
+  CHECK(j["algorithm"] == "ring");
+  CHECK(j["topology"] == "ring-4gpu");
+  CHECK(j["ranks"] == 4);
+  CHECK(j["test"] == "all_reduce_perf");
+  REQUIRE(j["rows"].size() == kHandRows.size());
+  for (std::size_t i = 0; i < kHandRows.size(); ++i) {
+    const auto& row = j["rows"][i];
+    const auto& e = kHandRows[i];
+    INFO("row " << i << ", size " << e.size);
+    CHECK(row["line"] == i + 1);
+    CHECK(row["size_bytes"] == e.size);
+    CHECK(row["measured_us"].get<double>() == e.measured_us);
+    CHECK(row["predicted_us"].get<double>() == Approx(e.predicted_us).margin(1e-9));
+    CHECK(row["error_pct"].get<double>() == Approx(e.error_pct).margin(1e-9));
+    CHECK(row["measured_busbw_GBps"].get<double>() == 1.5);
+    // busbw = S / t · 2(N-1)/N (nccl-tests doc/PERFORMANCE.md), GB/s = 1e3 B/us.
+    CHECK(row["predicted_busbw_GBps"].get<double>() == Approx(static_cast<double>(e.size) / e.predicted_us * 1.5 / 1e3));
+    CHECK(row["predicted_algbw_GBps"].get<double>() == Approx(static_cast<double>(e.size) / e.predicted_us / 1e3));
+  }
+  // |errors| by band: <64KiB {20, 25}; 64KiB-16MiB {50, 60, 0}; >16MiB {100}; all {0, 20, 25, 50, 60, 100}.
+  const auto& s = j["summary"];
+  REQUIRE(s.size() == 4);
+  const std::vector<std::tuple<std::string, int, double, double>> expected{
+      {"<64KiB", 2, 22.5, 25}, {"64KiB-16MiB", 3, 50, 60}, {">16MiB", 1, 100, 100}, {"all", 6, 37.5, 100}};
+  for (std::size_t b = 0; b < expected.size(); ++b) {
+    const auto& [band, rows, median, max] = expected[b];
+    INFO(band);
+    CHECK(s[b]["band"] == band);
+    CHECK(s[b]["rows"] == rows);
+    CHECK(s[b]["median_abs_error_pct"].get<double>() == Approx(median).margin(1e-9));
+    CHECK(s[b]["max_abs_error_pct"].get<double>() == Approx(max).margin(1e-9));
+  }
+}
+
+TEST_CASE("compare prints a table by default and a CSV line per row", "[cli][compare]") {
+  const std::string log = temp_file("hand-table.txt", hand_log());
+  const auto table = run_collsim(args({"compare", log, "--ranks", "4", "--collective", "allreduce"}, kRingFabric));
+  REQUIRE(table.code == 0);
+  CHECK_THAT(table.out, Catch::Contains("ring allreduce on ring-4gpu") && Catch::Contains("median |error| %") &&
+                            Catch::Contains("     67108864       2016.27       4032.53    +100.0"));
+  const auto csv =
+      run_collsim(args({"compare", log, "--ranks", "4", "--collective", "allreduce", "--format", "csv"}, kRingFabric));
+  REQUIRE(csv.code == 0);
+  CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 1 + static_cast<long>(kHandRows.size()));
+  CHECK_THAT(csv.out, Catch::StartsWith("line,size_bytes,band,measured_us,predicted_us,error_pct,") &&
+                          Catch::Contains("\n1,4096,<64KiB,7.8072,6.24576,"));
+}
+
+TEST_CASE("compare runs every real log on its bundled machine", "[cli][compare]") {
+  struct Case {
+    std::string log;
+    std::vector<std::string> flags;
+    std::size_t rows;
+  };
+  // The logs with only result rows need --ranks and --collective (shared/data/README.md says which).
+  const std::vector<Case> cases{
+      {"a100_80g_8gpu_mpi.txt", {"dgx-a100", "--ranks", "8", "--collective", "allreduce"}, 30},
+      {"h100_2gpu_nvswitch_do.txt", {"dgx-h100", "--ranks", "2", "--collective", "allreduce"}, 21},
+      {"h100_2node_16gpu_ring_ctas24.txt", {"--topology", "dgx-h100-2node-ib400", "--ranks", "16", "--collective",
+                                            "all_reduce_perf"}, 14},
+      {"l40s_2gpu_ring.txt", {"l40s-pcie"}, 25},
+      {"l40s_4gpu_ring.txt", {"l40s-pcie", "--algorithm", "ring"}, 25},
+  };
+  for (const auto& c : cases) {
+    INFO(c.log);
+    const auto r = run_collsim(args({"compare", fixture(c.log), "--format", "json"}, c.flags));
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["rows"].size() == c.rows);
+    CHECK(j["summary"][3]["band"] == "all");
+    CHECK(j["summary"][3]["rows"] == c.rows);
+    for (const auto& row : j["rows"]) CHECK(row["predicted_us"].get<double>() > 0);
+  }
+}
+
+TEST_CASE("compare names the devices and hosts the log lists", "[cli][compare]") {
+  const auto r = run_collsim({"compare", fixture("l40s_4gpu_ring.txt"), "l40s-pcie"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("(all_reduce_perf, 4 ranks of NVIDIA L40S on 1 host) against ring allreduce on "
+                                    "l40s-pcie"));
+  const auto j = nlohmann::json::parse(
+      run_collsim({"compare", fixture("l40s_4gpu_ring.txt"), "l40s-pcie", "--format", "json"}).out);
+  CHECK(j["devices"] == std::vector<std::string>{"NVIDIA L40S"});
+  CHECK(j["hosts"] == 1);
+  // A log of result rows lists neither.
+  const auto rows = nlohmann::json::parse(run_collsim({"compare", fixture("a100_80g_8gpu_mpi.txt"), "dgx-a100",
+                                                       "--ranks", "8", "--collective", "allreduce", "--format", "json"})
+                                              .out);
+  CHECK(rows["devices"].empty());
+  CHECK(rows["hosts"] == 0);
+}
+
+TEST_CASE("compare: a log's own header wins over flags that contradict it", "[cli][compare][errors]") {
+  const std::string l40s = fixture("l40s_2gpu_ring.txt");
+  check_bad_input({"compare", l40s, "l40s-pcie", "--ranks", "4"},
+                  "--ranks: found 4, but " + l40s + ":7 says the log ran on 2 ranks; expected 2 or no --ranks");
+  check_bad_input({"compare", l40s, "l40s-pcie", "--collective", "allgather"},
+                  "--collective: found allgather, but " + l40s + ":2 says the log measured all_reduce_perf");
+  // Flags that agree are accepted.
+  CHECK(run_collsim({"compare", l40s, "l40s-pcie", "--ranks", "2", "--collective", "all_reduce_perf", "--format", "csv"})
+            .code == 0);
+}
+
+TEST_CASE("compare: a log with only result rows needs --ranks and --collective", "[cli][compare][errors]") {
+  const std::string a100 = fixture("a100_80g_8gpu_mpi.txt");
+  check_bad_input({"compare", a100, "dgx-a100", "--collective", "allreduce"}, "--ranks: missing; " + a100);
+  check_bad_input({"compare", a100, "dgx-a100", "--ranks", "8"}, "--collective: missing; " + a100);
+  check_bad_input({"compare", a100, "dgx-a100", "--ranks", "8", "--collective", "gossip"},
+                  "--collective: found \"gossip\"");
+  check_bad_input({"compare", a100, "dgx-a100", "--ranks", "0", "--collective", "allreduce"}, "--ranks: found \"0\"");
+  check_bad_input({"compare", a100, "dgx-a100", "--ranks", "16", "--collective", "allreduce"},
+                  "ran on 16 ranks, but topology dgx-a100 has only 8 GPUs");
+}
+
+TEST_CASE("compare: other bad input exits 2 with one line", "[cli][compare][errors]") {
+  const std::string l40s = fixture("l40s_2gpu_ring.txt");
+  check_bad_input({"compare"}, "LOG: missing");
+  check_bad_input({"compare", l40s, "l40s-pcie", "--format", "xml"}, "--format: found \"xml\"");
+  check_bad_input({"compare", l40s, "l40s-pcie", "--topology", "dgx-a100"}, "--topology: found \"dgx-a100\"");
+  check_bad_input({"compare", l40s, "l40s-pcie", "--algorithm", "nope"}, "nope");
+  check_bad_input({"compare", "/nonexistent-collsim/run.txt", "dgx-a100"}, "/nonexistent-collsim/run.txt: cannot be read");
+  const std::string garbled = temp_file("garbled.txt", "1024 256 float sum -1 31.5 0.03 0.03 0 30.9 0.03 0.03 0\n"
+                                                       "2048 512 float sum -1 3x.5 0.06 0.06 0 30.9 0.06 0.06 0\n");
+  check_bad_input({"compare", garbled, "dgx-a100", "--ranks", "8", "--collective", "allreduce"},
+                  garbled + ":2: found \"3x.5\" in the time column");
+  const std::string sendrecv = temp_file(
+      "sendrecv.txt",
+      "# Collective test starting: sendrecv_perf\n"
+      "# nThread 1 nGpus 2 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "           8             2     float     sum      -1    12.00    0.00    0.00      0    11.00    0.00    0.00      0\n"
+      "# Avg bus bandwidth    : 0\n");
+  check_bad_input({"compare", sendrecv, "dgx-a100"}, sendrecv + ":1: found sendrecv_perf, expected a program whose "
+                                                                "collective collsim simulates");
+}
+
+TEST_CASE("compare predicts each row exactly as simulate does for the same collective, ranks and size",
+          "[cli][compare]") {
+  // The same path and defaults: row 1 MiB of the 4-GPU L40S log against `simulate l40s-pcie --size 1048576`.
+  const auto j = nlohmann::json::parse(
+      run_collsim({"compare", fixture("l40s_4gpu_ring.txt"), "l40s-pcie", "--format", "json"}).out);
+  const auto s = collsim::test::simulate_json({"l40s-pcie", "--size", "1048576"});
+  bool seen = false;
+  for (const auto& row : j["rows"])
+    if (row["size_bytes"] == 1048576) {
+      CHECK(row["predicted_us"] == s["time_us"]);
+      CHECK(row["predicted_busbw_GBps"] == s["busbw_GBps"]);
+      seen = true;
+    }
+  CHECK(seen);
+  // --algorithm reaches the simulation: direct all-reduce on 4 ranks is 2 steps, not ring's 6.
+  const auto d = nlohmann::json::parse(run_collsim({"compare", fixture("l40s_4gpu_ring.txt"), "l40s-pcie",
+                                                    "--algorithm", "direct", "--format", "json"})
+                                           .out);
+  CHECK(d["algorithm"] == "direct");
+  const auto sd = collsim::test::simulate_json({"l40s-pcie", "--size", "8", "--algorithm", "direct"});
+  CHECK(d["rows"][0]["predicted_us"] == sd["time_us"]);
+  CHECK(d["rows"][0]["predicted_us"] != j["rows"][0]["predicted_us"]);
+}
+
+TEST_CASE("compare: broadcast and reduce rows run from the printed root; the default topology is announced",
+          "[cli][compare]") {
+  const std::string rows = "1048576 262144 float none 3 50.0 20.97 20.97 0 50.0 20.97 20.97 0\n";
+  const std::string bcast = temp_file("bcast.txt", rows);
+  const auto r = run_collsim(args({"compare", bcast, "--ranks", "4", "--collective", "broadcast", "--format", "json"},
+                                  kRingFabric));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto s = collsim::test::simulate_json(
+      args({"--collective", "broadcast", "--root", "3", "--size", "1048576"}, kRingFabric));
+  CHECK(j["rows"][0]["predicted_us"] == s["time_us"]);
+  check_bad_input({"compare", temp_file("bcast5.txt", "1024 256 float none 5 5.0 0.20 0.20 0\n"), "--ranks", "4",
+                   "--collective", "broadcast", "--gpus", "4", "--fabric", "ring"},
+                  ":1: found root 5, expected a rank below 4");
+  // No topology: the bundled default, said on stderr as simulate says it.
+  const auto d = run_collsim({"compare", fixture("l40s_2gpu_ring.txt"), "--format", "csv"});
+  REQUIRE(d.code == 0);
+  CHECK_THAT(d.err, Catch::Contains("used the bundled default dgx-a100"));
+}

@@ -1,0 +1,260 @@
+// Reading nccl-tests logs: every real log in tests/data/nccl-tests (copied from
+// ../shared/data/measured/raw; expected values read off the files), the column layouts of older
+// nccl-tests versions (from their src/common.cu print formats), and line-numbered rejection of
+// garbled and truncated logs.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "validation/nccl_log.hpp"
+
+using Catch::Contains;
+using collsim::sched::Collective;
+using collsim::validation::collective_of_test;
+using collsim::validation::NcclLog;
+using collsim::validation::NcclLogError;
+using collsim::validation::parse_nccl_log;
+using collsim::validation::read_nccl_log;
+
+namespace {
+
+std::string fixture(const std::string& name) { return std::string(COLLSIM_SOURCE_DIR) + "/tests/data/nccl-tests/" + name; }
+
+std::string fixture_text(const std::string& name) {
+  std::ifstream in(fixture(name));
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The text's lines 1..n (each with its newline).
+std::string first_lines(const std::string& text, std::size_t n) {
+  std::size_t pos = 0;
+  for (std::size_t i = 0; i < n; ++i) pos = text.find('\n', pos) + 1;
+  return text.substr(0, pos);
+}
+
+// `text` with its line `line` (1-based) replaced.
+std::string with_line(const std::string& text, std::size_t line, const std::string& replacement) {
+  std::istringstream in(text);
+  std::string out, l;
+  for (std::size_t i = 1; std::getline(in, l); ++i) out += (i == line ? replacement : l) + "\n";
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("every real nccl-tests log is read: row counts and the first and last rows as printed", "[nccl-log]") {
+  struct Expected {
+    std::string file;
+    std::size_t rows;
+    std::size_t first_line;
+    std::uint64_t first_size;
+    double first_time_us, first_busbw;
+    std::uint64_t last_size;
+    double last_time_us, last_busbw;
+    std::optional<std::uint32_t> ranks;  // only the logs with a header say
+  };
+  // Values copied from the files (out-of-place columns).
+  const std::vector<Expected> logs{
+      {"a100_80g_8gpu_mpi.txt", 30, 1, 8, 20.26, 0.00, 4294967296, 32285, 232.81, std::nullopt},
+      {"h100_2gpu_nvswitch_do.txt", 21, 1, 1024, 15.75, 0.07, 1073741824, 2996.1, 358.38, std::nullopt},
+      {"h100_2node_16gpu_ring_ctas24.txt", 14, 1, 1048576, 156.9, 12.53, 8589934592, 41015, 392.69, std::nullopt},
+      {"l40s_2gpu_ring.txt", 25, 13, 8, 9.17, 0.00, 134217728, 8617.72, 15.57, 2},
+      {"l40s_4gpu_ring.txt", 25, 15, 8, 17.29, 0.00, 134217728, 13060.7, 15.41, 4},
+  };
+  for (const auto& e : logs) {
+    INFO(e.file);
+    const NcclLog log = read_nccl_log(fixture(e.file));
+    REQUIRE(log.rows.size() == e.rows);
+    CHECK(log.rows.front().line == e.first_line);
+    CHECK(log.rows.back().line == e.first_line + e.rows - 1);
+    CHECK(log.rows.front().size == e.first_size);
+    CHECK(log.rows.front().time_us == e.first_time_us);
+    CHECK(log.rows.front().busbw_GBps == e.first_busbw);
+    CHECK(log.rows.back().size == e.last_size);
+    CHECK(log.rows.back().time_us == e.last_time_us);
+    CHECK(log.rows.back().busbw_GBps == e.last_busbw);
+    CHECK(log.ranks == e.ranks);
+    CHECK(log.test == (e.ranks ? "all_reduce_perf" : ""));
+    // Every row is a float sum with root -1, as printed; sizes double from row to row.
+    for (std::size_t i = 0; i < log.rows.size(); ++i) {
+      CHECK(log.rows[i].type == "float");
+      CHECK(log.rows[i].redop == "sum");
+      CHECK(log.rows[i].root == -1);
+      CHECK(log.rows[i].count * 4 == log.rows[i].size);
+      if (i > 0) CHECK(log.rows[i].size == 2 * log.rows[i - 1].size);
+    }
+  }
+}
+
+TEST_CASE("the header of a full log gives the program, the ranks, devices, hosts and NCCL version", "[nccl-log]") {
+  const NcclLog log = read_nccl_log(fixture("l40s_4gpu_ring.txt"));
+  CHECK(log.test == "all_reduce_perf");
+  CHECK(log.test_line == 2);
+  CHECK(log.ranks == 4u);
+  CHECK(log.ranks_line == 9);  // the last "#  Rank" line
+  CHECK(log.devices == std::vector<std::string>(4, "NVIDIA L40S"));
+  CHECK(log.hosts == std::vector<std::string>{"oat-04"});
+  CHECK(log.nccl_version == "2.29.2+cuda13.1");
+  // Row 15: "8 2 float sum -1 17.29 0.00 0.00 0 17.78 ..." - the out-of-place group, not the in-place one.
+  CHECK(log.rows.front().time_us == 17.29);
+  CHECK(log.rows.front().count == 2);
+  // Row 38, 64 MiB: out-of-place 6602.52 us, 10.16 GB/s algbw, 15.25 busbw (in-place 6557.05).
+  CHECK(log.rows[23].line == 38);
+  CHECK(log.rows[23].time_us == 6602.52);
+  CHECK(log.rows[23].algbw_GBps == 10.16);
+  CHECK(log.rows[23].busbw_GBps == 15.25);
+}
+
+TEST_CASE("without a \"# Rank\" list the ranks are nThread x nGpus", "[nccl-log]") {
+  const std::string text =
+      "# nThread 2 nGpus 4 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "           8             2     float     sum      -1    20.26    0.00    0.00      0    17.74    0.00    0.00      0\n"
+      "# Avg bus bandwidth    : 0\n";
+  const NcclLog log = parse_nccl_log(text, "t.txt");
+  CHECK(log.ranks == 8u);
+  CHECK(log.ranks_line == 1);
+  CHECK(log.test.empty());
+}
+
+TEST_CASE("older and other column layouts are located by the column header", "[nccl-log]") {
+  SECTION("2016 broadcast: bytes N type root, out-of-place only") {
+    // print_header of early nccl-tests: "bytes N type root time algbw busbw res".
+    const NcclLog log = parse_nccl_log(
+        "# nThread 1 nGpus 2 minBytes 4 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+        "#      bytes             N    type   root    time   algbw   busbw    res\n"
+        "           4             1   float      1    5.10    0.00    0.00  0e+00\n"
+        "# Avg bus bandwidth    : 0\n",
+        "old.txt");
+    REQUIRE(log.rows.size() == 1);
+    CHECK(log.rows[0].root == 1);
+    CHECK(log.rows[0].redop.empty());
+    CHECK(log.rows[0].time_us == 5.10);
+  }
+  SECTION("2019 all_gather: size count type, error instead of #wrong") {
+    const NcclLog log = parse_nccl_log(
+        "#       size         count    type     time   algbw   busbw  error     time   algbw   busbw  error\n"
+        "#        (B)    (elements)              (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n"
+        "        1024           128   float    31.50    0.03    0.03  0e+00    30.90    0.03    0.03  0e+00\n",
+        "ag.txt");
+    REQUIRE(log.rows.size() == 1);
+    CHECK(log.rows[0].time_us == 31.50);
+    CHECK_FALSE(log.rows[0].root.has_value());
+  }
+  SECTION("sendrecv and alltoall logs read like any other") {
+    const NcclLog log = parse_nccl_log(
+        "# Collective test starting: sendrecv_perf\n"
+        "# nThread 1 nGpus 2 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+        "           8             2     float     sum      -1    12.00    0.00    0.00    N/A    11.00    0.00    0.00    N/A\n"
+        "# Avg bus bandwidth    : 0\n",
+        "sr.txt");
+    CHECK(log.test == "sendrecv_perf");
+    CHECK(log.rows.size() == 1);
+  }
+  SECTION("rows alone: 11, 12 or 13 fields, with or without redop and root") {
+    CHECK(parse_nccl_log("1024 256 float 31.5 0.03 0.03 0 30.9 0.03 0.03 0\n", "a").rows[0].time_us == 31.5);
+    const auto no_root = parse_nccl_log("1024 256 float sum 31.5 0.03 0.03 0 30.9 0.03 0.03 0\n", "b").rows[0];
+    CHECK(no_root.redop == "sum");
+    CHECK_FALSE(no_root.root.has_value());
+    const auto no_redop = parse_nccl_log("1024 256 float 0 31.5 0.03 0.03 0 30.9 0.03 0.03 0\n", "c").rows[0];
+    CHECK(no_redop.root == 0);
+    CHECK(no_redop.redop.empty());
+    CHECK(parse_nccl_log("1024 256 float sum -1 31.5 0.03 0.03 0\n", "d").rows[0].busbw_GBps == 0.03);
+  }
+  SECTION("a pasted command line names the program; the header's line wins over it") {
+    const NcclLog rows = parse_nccl_log(
+        "$ mpirun -np 8 /opt/nccl-tests/build/all_gather_perf -b 1K -e 1K -g 1\n"
+        "1024 128 float none -1 31.5 0.03 0.03 0 30.9 0.03 0.03 0\n",
+        "cmd.txt");
+    CHECK(rows.test == "all_gather_perf");
+    CHECK(rows.test_line == 1);
+    CHECK(rows.rows.size() == 1);
+    const NcclLog full = parse_nccl_log("./build/all_reduce_perf -b 8 -e 8 -g 2\n" + fixture_text("l40s_2gpu_ring.txt"),
+                                        "cmd.txt");
+    CHECK(full.test == "all_reduce_perf");
+    CHECK(full.test_line == 3);  // the header's "# Collective test starting", one line down
+    CHECK(full.rows.size() == 25);
+  }
+  SECTION("NCCL's own diagnostics between the rows are skipped") {
+    const NcclLog log = parse_nccl_log(
+        "1024 256 float sum -1 31.5 0.03 0.03 0 30.9 0.03 0.03 0\n"
+        "node1:1234:1240 [0] NCCL INFO comm 0x5 rank 0 nranks 8 - Init COMPLETE\n"
+        "2048 512 float sum -1 32.5 0.06 0.06 0 30.9 0.06 0.06 0\n",
+        "i.txt");
+    CHECK(log.rows.size() == 2);
+    CHECK(log.rows[1].line == 3);
+  }
+}
+
+TEST_CASE("garbled logs are rejected with the file, the line, what was found and what was expected",
+          "[nccl-log][errors]") {
+  const std::string text = fixture_text("l40s_2gpu_ring.txt");
+  const auto rejects = [](const std::string& t, const std::string& what) {
+    INFO(what);
+    CHECK_THROWS_AS(parse_nccl_log(t, "log.txt"), NcclLogError);
+    CHECK_THROWS_WITH(parse_nccl_log(t, "log.txt"), Contains(what));
+  };
+  // Line 20 is the 1024-byte row.
+  rejects(with_line(text, 20, "         256            64     float     sum      -1    8.8.6    0.03    0.03       0     8.94    0.03    0.03       0"),
+          "log.txt:20: found \"8.8.6\" in the time column, expected a time in microseconds");
+  rejects(with_line(text, 20, "         256            64     float     sum      -1     0.00    0.03    0.03       0     8.94    0.03    0.03       0"),
+          "log.txt:20: found \"0.00\" in the time column");
+  rejects(with_line(text, 20, "         2x6            64     float     sum      -1     8.86    0.03    0.03       0     8.94    0.03    0.03       0"),
+          "log.txt:20: found \"2x6\" in the size column, expected a whole number of bytes");
+  rejects(with_line(text, 20, "         256            64     float     sum      -1     8.86    fast    0.03       0     8.94    0.03    0.03       0"),
+          "log.txt:20: found \"fast\" in the algbw column");
+  // algbw must be size / time (1024 B / 8.91 us = 0.11 GB/s): a digit lost from the time shows.
+  rejects(with_line(text, 20, "        1024           256     float     sum      -1     0.91    0.11    0.11       0     8.96    0.11    0.11       0"),
+          "log.txt:20: found algbw 0.11 GB/s, expected size / time = 1.13 GB/s");
+  rejects(with_line(text, 20, "         256            64     float     sum      -1     8.86    0.03    -1       0     8.94    0.03    0.03       0"),
+          "log.txt:20: found \"-1\" in the busbw column");
+  rejects(with_line(text, 20, "         256            64     float     sum      -1     8.86    0.03    0.03       0     8.94    0.03"),
+          "log.txt:20: found 11 fields, expected 13 (size count type redop root time algbw busbw #wrong time algbw "
+          "busbw #wrong)");
+  rejects(with_line(text, 20, "Segmentation fault (core dumped)"), "log.txt:20: found 4 fields");
+  rejects(with_line(text, 6, "#  Rank  x Group  0 Pid 1149754 on     oat-04 device  0 [0000:4a:00] NVIDIA L40S"),
+          "log.txt:6: found \"Rank x Group 0");
+  rejects(with_line(text, 3, "# nThread one nGpus 2 minBytes 8"), "log.txt:3: found \"nThread one nGpus 2");
+  rejects(text + "# Collective test starting: all_gather_perf\n", "log.txt:44: found a second \"# Collective test starting\"");
+  rejects(with_line(text, 41, "           8             2     float     sum      -1     9.17    0.00    0.00       0     8.93    0.00    0.00       0"),
+          "log.txt:41: found a result row (\"8\"), expected nothing after the footer");
+  rejects("hello world\n", "log.txt:1: found 2 fields (\"hello world\"), expected a result row");
+  rejects("", "log.txt:1: found the end of the log, expected result rows");
+  rejects(first_lines(text, 12), "log.txt:12: found the end of the log, expected result rows");
+}
+
+TEST_CASE("truncated logs are rejected at the line where they end", "[nccl-log][errors]") {
+  const std::string text = fixture_text("l40s_4gpu_ring.txt");
+  // Cut at a line boundary after 10 rows (lines 15..24): the header promised a footer.
+  CHECK_THROWS_WITH(parse_nccl_log(first_lines(text, 24), "cut.txt"),
+                    Contains("cut.txt:24: found the end of the log after 10 result rows, expected more rows or the "
+                             "closing \"# Avg bus bandwidth\" line (the log is truncated)"));
+  // Cut inside line 25: its fields are short.
+  const std::string inside = first_lines(text, 24) + "        1024           256     float     sum      -1    17.";
+  CHECK_THROWS_WITH(parse_nccl_log(inside, "cut.txt"), Contains("cut.txt:25: found 6 fields, expected 13"));
+  // Rows alone cut inside a row.
+  CHECK_THROWS_WITH(parse_nccl_log("1024 256 float sum -1 31.5 0.03 0.03 0 30.9 0.03 0.03 0\n2048 512 flo", "r.txt"),
+                    Contains("r.txt:2: found 3 fields, expected 13"));
+}
+
+TEST_CASE("unreadable log files name the file", "[nccl-log][errors]") {
+  CHECK_THROWS_WITH(read_nccl_log("/nonexistent-collsim/run.txt"),
+                    Contains("/nonexistent-collsim/run.txt: cannot be read"));
+  CHECK_THROWS_WITH(read_nccl_log(COLLSIM_SOURCE_DIR), Contains("is a directory"));
+}
+
+TEST_CASE("the nccl-tests programs map to collsim's collectives", "[nccl-log]") {
+  CHECK(collective_of_test("all_reduce_perf") == Collective::AllReduce);
+  CHECK(collective_of_test("all_gather_perf") == Collective::AllGather);
+  CHECK(collective_of_test("reduce_scatter_perf") == Collective::ReduceScatter);
+  CHECK(collective_of_test("broadcast_perf") == Collective::Broadcast);
+  CHECK(collective_of_test("reduce_perf") == Collective::Reduce);
+  CHECK(collective_of_test("alltoall_perf") == Collective::AllToAll);
+  CHECK(collective_of_test("allreduce") == Collective::AllReduce);
+  CHECK_FALSE(collective_of_test("sendrecv_perf").has_value());
+  CHECK_FALSE(collective_of_test("hypercube_perf").has_value());
+}

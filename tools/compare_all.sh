@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Prints the README's table "Checking against nccl-tests": for every real nccl-tests log in
+# tests/data/nccl-tests, the median |error| of collsim's prediction per size band, as a Markdown table.
+# Usage: tools/compare_all.sh [BUILD_DIR]   (default: build)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+collsim="${1:-$root/build}/collsim"
+logs="$root/tests/data/nccl-tests"
+
+# log | topology and flags (the algorithm each log ran: ../shared/data/README.md)
+runs=(
+  "a100_80g_8gpu_mpi.txt|dgx-a100 --ranks 8 --collective allreduce --algorithm ring"
+  "h100_2gpu_nvswitch_do.txt|dgx-h100 --ranks 2 --collective allreduce --algorithm ring"
+  "l40s_2gpu_ring.txt|l40s-pcie --algorithm ring"
+  "l40s_4gpu_ring.txt|l40s-pcie --algorithm ring"
+  "h100_2node_16gpu_ring_ctas24.txt|dgx-h100-2node-ib400 --ranks 16 --collective allreduce --algorithm ring"
+)
+
+echo "| log | topology | < 64 KiB | 64 KiB - 16 MiB | > 16 MiB | all rows |"
+echo "| --- | --- | ---: | ---: | ---: | ---: |"
+for run in "${runs[@]}"; do
+  log="${run%%|*}"
+  read -r -a flags <<< "${run#*|}"
+  "$collsim" compare "$logs/$log" "${flags[@]}" |
+    awk -v logname="$log" -v topo="${flags[0]}" '
+      /^  (<64KiB|64KiB-16MiB|>16MiB|all) / { median[$1] = $3; rows[$1] = $2 }
+      END {
+        printf "| `%s` | `%s` |", logname, topo
+        split("<64KiB 64KiB-16MiB >16MiB all", bands, " ")
+        for (i = 1; i <= 4; ++i) {
+          b = bands[i]
+          printf " %s |", (median[b] == "-" ? "-" : median[b] " % (" rows[b] ")")
+        }
+        printf "\n"
+      }'
+done

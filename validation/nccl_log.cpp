@@ -1,0 +1,313 @@
+#include "validation/nccl_log.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace collsim::validation {
+namespace {
+
+std::vector<std::string_view> split_words(std::string_view s) {
+  std::vector<std::string_view> words;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    const std::size_t start = i;
+    while (i < s.size() && s[i] != ' ' && s[i] != '\t') ++i;
+    if (i > start) words.push_back(s.substr(start, i - start));
+  }
+  return words;
+}
+
+std::string join(const std::vector<std::string_view>& words, std::size_t from = 0) {
+  std::string out;
+  for (std::size_t i = from; i < words.size(); ++i) out += fmt::format("{}{}", out.empty() ? "" : " ", words[i]);
+  return out;
+}
+
+// What a message quotes of a field: short, so that an error stays one line.
+std::string quote_field(std::string_view s) {
+  constexpr std::size_t kMax = 40;
+  return s.size() <= kMax ? fmt::format("\"{}\"", s) : fmt::format("\"{}...\"", s.substr(0, kMax));
+}
+
+template <typename T>
+std::optional<T> to_number(std::string_view s) {
+  T v{};
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+bool is_number(std::string_view s) { return to_number<double>(s).has_value(); }
+
+// Where the fields of a result row are; npos for a column the log does not have.
+struct Layout {
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+  std::size_t fields = 0;
+  std::size_t size = npos, count = npos, type = npos, redop = npos, root = npos;
+  std::size_t time = npos, algbw = npos, busbw = npos;
+  std::string names;  // the columns, for messages
+};
+
+// From the column header ("size count type redop root time algbw busbw #wrong time ..."); nullopt
+// when `words` is not one.
+std::optional<Layout> layout_from_header(const std::vector<std::string_view>& words) {
+  Layout l;
+  l.fields = words.size();
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string_view w = words[i];
+    if ((w == "size" || w == "bytes") && l.size == Layout::npos) l.size = i;
+    else if ((w == "count" || w == "N") && l.count == Layout::npos) l.count = i;
+    else if (w == "type" && l.type == Layout::npos) l.type = i;
+    else if ((w == "redop" || w == "op") && l.redop == Layout::npos) l.redop = i;
+    else if (w == "root" && l.root == Layout::npos) l.root = i;
+    else if (w == "time" && l.time == Layout::npos) l.time = i;
+    // The out-of-place group comes first: the first algbw/busbw after the first time.
+    else if (w == "algbw" && l.time != Layout::npos && l.algbw == Layout::npos) l.algbw = i;
+    else if (w == "busbw" && l.time != Layout::npos && l.busbw == Layout::npos) l.busbw = i;
+  }
+  if (l.size == Layout::npos || l.time == Layout::npos) return std::nullopt;
+  l.names = join(words);
+  return l;
+}
+
+// Without a column header: size count type [redop] [root], then one or two groups of
+// time algbw busbw #wrong (out-of-place, in-place), as every version prints them.
+std::optional<Layout> layout_from_row(const std::vector<std::string_view>& words) {
+  if (words.size() < 7) return std::nullopt;
+  Layout l;
+  l.fields = words.size();
+  l.size = 0;
+  l.count = 1;
+  l.type = 2;
+  std::size_t i = 3;
+  std::string names = "size count type";
+  if (!is_number(words[i])) {
+    l.redop = i++;
+    names += " redop";
+  }
+  if ((words.size() - i) % 4 == 1) {
+    l.root = i++;
+    names += " root";
+  }
+  const std::size_t groups = (words.size() - i) / 4;
+  if ((words.size() - i) % 4 != 0 || groups < 1 || groups > 2) return std::nullopt;
+  l.time = i;
+  l.algbw = i + 1;
+  l.busbw = i + 2;
+  names += groups == 2 ? " time algbw busbw #wrong time algbw busbw #wrong" : " time algbw busbw #wrong";
+  l.names = names;
+  return l;
+}
+
+// Reads line by line; keeps what the header said and the rows.
+class Reader {
+ public:
+  explicit Reader(std::string file) { log_.file = std::move(file); }
+
+  void line(std::size_t number, std::string_view text) {
+    line_ = number;
+    while (!text.empty() && (text.back() == '\r' || text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+    const auto words = split_words(text);
+    if (words.empty()) return;
+    if (words.front().starts_with('#')) return comment(text);
+    // NCCL's own prints between the rows (NCCL_DEBUG=INFO) and its version line are not results.
+    if (text.starts_with("NCCL version")) {
+      if (words.size() > 2) log_.nccl_version = std::string(words[2]);
+      return;
+    }
+    if (text.find("NCCL INFO") != std::string_view::npos || text.find("NCCL WARN") != std::string_view::npos) return;
+    if (log_.rows.empty() && command_line(words)) return;
+    row(words);
+  }
+
+  NcclLog finish(std::size_t last_line) {
+    if (log_.rows.empty())
+      fail(last_line, "the end of the log", "result rows (size count type ... time algbw busbw ...)");
+    // A log that printed the run's header also prints its footer; without it the log was cut short.
+    if (full_header_ && !footer_)
+      fail(last_line, fmt::format("the end of the log after {} result rows", log_.rows.size()),
+           "more rows or the closing \"# Avg bus bandwidth\" line (the log is truncated)");
+    if (!rank_lines_.empty()) {
+      log_.ranks = static_cast<std::uint32_t>(rank_lines_.size());
+      log_.ranks_line = rank_lines_.back();
+    } else if (threads_gpus_) {
+      log_.ranks = *threads_gpus_;
+      log_.ranks_line = threads_line_;
+    }
+    return std::move(log_);
+  }
+
+ private:
+  [[noreturn]] void fail(std::size_t line, std::string_view found, std::string_view expected) const {
+    throw NcclLogError(fmt::format("{}:{}: found {}, expected {}", log_.file, line, found, expected));
+  }
+
+  void comment(std::string_view text) {
+    text.remove_prefix(1);  // the '#'
+    const auto words = split_words(text);
+    if (words.empty()) return;
+    if (text.find("Collective test starting:") != std::string_view::npos) {
+      if (test_started_) fail(line_, "a second \"# Collective test starting\" line", "one test per log");
+      test_started_ = true;
+      log_.test = std::string(words.back());
+      log_.test_line = line_;
+      full_header_ = true;
+    } else if (words.front() == "nThread") {
+      thread_line(words);
+    } else if (words.front() == "Rank") {
+      rank_line(words);
+    } else if (words.front() == "Avg" || words.front() == "Out" || text.find("test concluded") != std::string_view::npos) {
+      footer_ = true;
+    } else if (auto l = layout_from_header(words)) {
+      if (!log_.rows.empty()) fail(line_, "a second column header after result rows", "one test per log");
+      layout_ = std::move(*l);
+      if (layout_->algbw == Layout::npos || layout_->busbw == Layout::npos)
+        fail(line_, fmt::format("the column header \"{}\"", layout_->names), "algbw and busbw columns after time");
+    }
+  }
+
+  // A command line pasted above the output ("mpirun -np 8 ./build/all_reduce_perf -b 8 -e 8G"): the
+  // program's name says which collective ran. False when no word names an nccl-tests program.
+  bool command_line(const std::vector<std::string_view>& words) {
+    for (std::string_view w : words) {
+      const std::string_view base = w.substr(w.find_last_of('/') + 1);  // npos + 1 = 0: the whole word
+      if (!base.ends_with("_perf") || base.size() <= 5) continue;
+      if (log_.test.empty()) {
+        log_.test = std::string(base);
+        log_.test_line = line_;
+      }
+      return true;
+    }
+    return false;
+  }
+
+  // "# nThread 1 nGpus 4 minBytes 8 maxBytes ...": ranks per process (one process unless "# Rank"
+  // lines say more).
+  void thread_line(const std::vector<std::string_view>& words) {
+    const auto threads = words.size() > 1 ? to_number<std::uint32_t>(words[1]) : std::nullopt;
+    const auto gpus = words.size() > 3 && words[2] == "nGpus" ? to_number<std::uint32_t>(words[3]) : std::nullopt;
+    if (!threads || !gpus || *threads == 0 || *gpus == 0)
+      fail(line_, quote_field(join(words)), "\"nThread T nGpus G ...\" with whole numbers T, G >= 1");
+    threads_gpus_ = *threads * *gpus;
+    threads_line_ = line_;
+    full_header_ = true;
+  }
+
+  // "#  Rank  0 Group  0 Pid 1149754 on     oat-04 device  0 [0000:4a:00] NVIDIA L40S" (older
+  // versions lack "Group").
+  void rank_line(const std::vector<std::string_view>& words) {
+    const auto rank = words.size() > 1 ? to_number<std::uint32_t>(words[1]) : std::nullopt;
+    if (!rank || *rank != rank_lines_.size())
+      fail(line_, quote_field(join(words)), fmt::format("\"Rank {} ... on HOST device D [BUS] NAME\"", rank_lines_.size()));
+    rank_lines_.push_back(line_);
+    const auto on = std::find(words.begin(), words.end(), "on");
+    if (on != words.end() && on + 1 != words.end()) {
+      const std::string host(*(on + 1));
+      if (std::find(log_.hosts.begin(), log_.hosts.end(), host) == log_.hosts.end()) log_.hosts.push_back(host);
+    }
+    std::size_t name_from = words.size();
+    for (std::size_t i = 0; i < words.size(); ++i)
+      if (words[i].starts_with('[') && words[i].ends_with(']')) name_from = i + 1;
+    log_.devices.push_back(join(words, name_from));
+    full_header_ = true;
+  }
+
+  void row(const std::vector<std::string_view>& words) {
+    if (footer_) fail(line_, fmt::format("a result row ({})", quote_field(words.front())), "nothing after the footer");
+    if (!layout_) {
+      layout_ = layout_from_row(words);
+      if (!layout_)
+        fail(line_, fmt::format("{} fields ({})", words.size(), quote_field(join(words))),
+             "a result row \"size count type [redop] [root] time algbw busbw #wrong [time algbw busbw #wrong]\" "
+             "or a \"#\" header line");
+    }
+    const Layout& l = *layout_;
+    if (words.size() != l.fields)
+      fail(line_, fmt::format("{} fields", words.size()), fmt::format("{} ({})", l.fields, l.names));
+    NcclRow r;
+    r.line = line_;
+    const auto size = to_number<Bytes>(words[l.size]);
+    if (!size) fail(line_, fmt::format("{} in the size column", quote_field(words[l.size])), "a whole number of bytes");
+    r.size = *size;
+    if (l.count != Layout::npos) {
+      const auto count = to_number<std::uint64_t>(words[l.count]);
+      if (!count) fail(line_, fmt::format("{} in the count column", quote_field(words[l.count])), "a whole number of elements");
+      r.count = *count;
+    }
+    if (l.type != Layout::npos) r.type = std::string(words[l.type]);
+    if (l.redop != Layout::npos) r.redop = std::string(words[l.redop]);
+    if (l.root != Layout::npos) {
+      r.root = to_number<std::int64_t>(words[l.root]);
+      if (!r.root) fail(line_, fmt::format("{} in the root column", quote_field(words[l.root])), "a rank or -1");
+    }
+    r.time_us = number(words[l.time], "time", "a time in microseconds, above 0", true);
+    r.algbw_GBps = number(words[l.algbw], "algbw", "a bandwidth in GB/s, 0 or more", false);
+    r.busbw_GBps = number(words[l.busbw], "busbw", "a bandwidth in GB/s, 0 or more", false);
+    // nccl-tests prints algbw = size / time (src/common.cu); where the two disagree beyond print
+    // rounding (half a unit of the 2nd decimal, and 2 % for the time's own rounding), one of the three
+    // numbers is garbled.
+    const double algbw = static_cast<double>(r.size) / (r.time_us * 1e3);
+    if (std::abs(algbw - r.algbw_GBps) > 0.0051 + 0.02 * algbw)
+      fail(line_, fmt::format("algbw {} GB/s", words[l.algbw]),
+           fmt::format("size / time = {:.2f} GB/s, as nccl-tests computes it (a garbled number?)", algbw));
+    log_.rows.push_back(std::move(r));
+  }
+
+  double number(std::string_view word, std::string_view column, std::string_view expected, bool positive) const {
+    const auto v = to_number<double>(word);
+    if (!v || !(*v >= 0) || (positive && !(*v > 0)) || *v > 1e300)
+      fail(line_, fmt::format("{} in the {} column", quote_field(word), column), expected);
+    return *v;
+  }
+
+  NcclLog log_;
+  std::size_t line_ = 0;
+  std::optional<Layout> layout_;
+  std::vector<std::size_t> rank_lines_;
+  std::optional<std::uint32_t> threads_gpus_;
+  std::size_t threads_line_ = 0;
+  bool test_started_ = false;  // a "# Collective test starting" line was read
+  bool full_header_ = false;  // the run's header (test name, nThread, ranks) was printed
+  bool footer_ = false;
+};
+
+}  // namespace
+
+NcclLog parse_nccl_log(std::string_view text, std::string file) {
+  Reader reader(std::move(file));
+  std::size_t number = 0;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    reader.line(++number, text.substr(start, end - start));
+    start = end + 1;
+  }
+  // A log cut inside a line still ends on that line; one that ends with "\n" ends on its last line.
+  return reader.finish(std::max<std::size_t>(number, 1));
+}
+
+NcclLog read_nccl_log(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw NcclLogError(fmt::format("{}: is a directory, expected an nccl-tests log file", path));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw NcclLogError(fmt::format("{}: cannot be read, expected an nccl-tests log file", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw NcclLogError(fmt::format("{}: cannot be read, expected an nccl-tests log file", path));
+  return parse_nccl_log(text.str(), path);
+}
+
+std::optional<sched::Collective> collective_of_test(std::string_view test) {
+  if (test.ends_with("_perf")) test.remove_suffix(5);
+  return sched::parse_collective(test);
+}
+
+}  // namespace collsim::validation

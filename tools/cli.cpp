@@ -57,18 +57,20 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   ExplainOptions explain;
   TopoOptions topo;
   AlgorithmsOptions algorithms;
+  BenchOptions bench;
   CLI::App* simulate_cmd = add_simulate(app, simulate);
   CLI::App* explain_cmd = add_explain(app, explain);
   CLI::App* topo_cmd = add_topo(app, topo);
   CLI::App* algorithms_cmd = add_algorithms(app, algorithms);
+  CLI::App* bench_cmd = add_bench(app, bench);
 
   // CLI11 would only say "a subcommand is required"; name what was typed instead.
-  if (args.empty()) return fail(err, kExitBadInput, "expected a subcommand: simulate, explain, topo or algorithms (see collsim --help)");
+  if (args.empty()) return fail(err, kExitBadInput, "expected a subcommand: simulate, explain, topo, algorithms or bench (see collsim --help)");
   if (!args.empty() && !args.front().starts_with('-')) {
     const auto subs = app.get_subcommands([](CLI::App*) { return true; });
     if (std::none_of(subs.begin(), subs.end(), [&](CLI::App* s) { return s->get_name() == args.front(); }))
       return fail(err, kExitBadInput,
-                  fmt::format("unknown subcommand \"{}\", expected simulate, explain, topo or algorithms (see collsim --help)",
+                  fmt::format("unknown subcommand \"{}\", expected simulate, explain, topo, algorithms or bench (see collsim --help)",
                               args.front()));
   }
   try {
@@ -91,6 +93,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (explain_cmd->parsed()) return run_explain(explain, out);
     if (topo_cmd->parsed()) return run_topo(topo, out);
     if (algorithms_cmd->parsed()) return run_algorithms(algorithms, out);
+    if (bench_cmd->parsed()) return run_bench(bench, out, err);
     return fail(err, kExitBadInput, "expected a subcommand: simulate, explain or topo");
   } catch (const UsageError& e) {
     return fail(err, kExitBadInput, e.what());

@@ -149,7 +149,7 @@ TEST_CASE("each run's peak memory is its own", "[bench]") {
 }
 
 #if !defined(__SANITIZE_ADDRESS__)  // AddressSanitizer reserves terabytes of address space up front
-TEST_CASE("--max-memory turns an oversized run into a failure with a message", "[bench]") {
+TEST_CASE("a memory limit (--max-memory) turns an oversized run into a failure with a message", "[bench]") {
   using namespace collsim::cli::bench;
   const auto m = measure_in_child(
       [] {

@@ -72,6 +72,20 @@ Machine describe_machine() {
   return m;
 }
 
+// Without --max-memory a run may use three quarters of the machine's memory: a case that needs
+// more (halving-doubling at N = 4096 materialises ~10^10 dependencies) fails with a message
+// instead of waking the kernel's OOM killer, which might pick another process. AddressSanitizer
+// reserves terabytes of address space at start, which any RLIMIT_AS would break, so sanitizer
+// builds have no default cap.
+std::uint64_t default_memory_cap(const Machine& machine) {
+#if defined(__SANITIZE_ADDRESS__)
+  (void)machine;
+  return 0;
+#else
+  return machine.memory_bytes / 4 * 3;
+#endif
+}
+
 // The status word of a run that did not succeed.
 std::string_view status_name(bench::RunStatus s) {
   switch (s) {
@@ -123,13 +137,16 @@ nlohmann::ordered_json per_second(std::uint64_t events, double seconds) {
 }
 
 std::string render_json(const Machine& machine, const BenchOptions& o, std::uint32_t max_ranks,
-                        std::uint32_t repeat, const std::vector<CaseReport>& reports) {
+                        std::uint32_t repeat, const bench::RunLimits& limits, const std::vector<CaseReport>& reports) {
   nlohmann::ordered_json doc;
   doc["collsim_version"] = kVersion;
   doc["machine"] = {{"cpus", machine.cpus}, {"cpu_model", machine.cpu_model}, {"memory_bytes", machine.memory_bytes}};
   doc["repeat"] = repeat;
   doc["quick"] = o.quick;
   doc["max_ranks"] = max_ranks;
+  doc["max_memory_bytes"] =
+      limits.memory_bytes > 0 ? nlohmann::ordered_json(limits.memory_bytes) : nlohmann::ordered_json(nullptr);
+  doc["timeout_s"] = limits.time_s > 0 ? nlohmann::ordered_json(limits.time_s) : nlohmann::ordered_json(nullptr);
   doc["cases"] = nlohmann::ordered_json::array();
   for (const auto& r : reports) {
     nlohmann::ordered_json j;
@@ -197,7 +214,8 @@ CLI::App* add_bench(CLI::App& app, BenchOptions& o) {
   add_value(*cmd, "--repeat", o.repeat, "Runs per case, each in a fresh process; report median and min (default 1)");
   add_value(*cmd, "--size", o.size, "S of the all-reduce cases, default 1G (powers of 1024; GB = 1e9 bytes)");
   add_value(*cmd, "--max-memory", o.max_memory,
-            "Cap each run's address space (e.g. 8G); a case above it fails with a message instead of being killed");
+            "Cap each run's address space (e.g. 8G; default 3/4 of the machine's memory; 0: no cap); a case above "
+            "it fails with a message instead of meeting the OOM killer");
   add_value(*cmd, "--timeout", o.timeout,
             "Stop a run after this many seconds of wall-clock time and report the case as timeout (default 300; 0: "
             "no limit)");
@@ -220,8 +238,10 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
   bench::SuiteOptions suite_options;
   suite_options.quick = o.quick;
   if (!o.size.empty()) suite_options.size = parse_size_flag("--size", o.size);
+  const Machine machine = describe_machine();
   bench::RunLimits limits;
-  if (!o.max_memory.empty()) limits.memory_bytes = parse_size_flag("--max-memory", o.max_memory);
+  limits.memory_bytes =
+      o.max_memory.empty() ? default_memory_cap(machine) : parse_size_flag("--max-memory", o.max_memory);
   limits.time_s = o.timeout.empty() ? 300U : parse_count("--timeout", o.timeout, 0, 86400);
 
   std::vector<bench::Case> cases = bench::suite(suite_options);
@@ -234,8 +254,7 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
     if (progress) err << fmt::format("bench: [{}/{}] {}\n", i + 1, cases.size(), cases[i].name) << std::flush;
     reports.push_back(run_case(cases[i], o, max_ranks, repeat, limits));
   }
-  const Machine machine = describe_machine();
-  out << (o.format == "json" ? render_json(machine, o, max_ranks, repeat, reports)
+  out << (o.format == "json" ? render_json(machine, o, max_ranks, repeat, limits, reports)
                              : render_table(machine, repeat, reports));
   return kExitOk;
 }

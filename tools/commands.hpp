@@ -60,7 +60,7 @@ struct BenchOptions {
   std::string max_ranks;   ///< empty: 4096, or 64 with --quick
   std::string repeat;      ///< empty: 1
   std::string size;        ///< empty: 1G
-  std::string max_memory;  ///< empty: no limit
+  std::string max_memory;  ///< empty: 3/4 of the machine's memory; "0": no limit
   std::string timeout;     ///< seconds per run; empty: 300
   std::string format = "table";
 };

@@ -45,6 +45,11 @@ TEST_CASE("bench --cases queue --quick reports every field, positive", "[cli][be
   CHECK(j["repeat"] == 2);
   CHECK(j["quick"] == true);
   CHECK(j["max_ranks"] == 64);  // the --quick default
+  CHECK(j["timeout_s"] == 300);  // the default
+#if !defined(__SANITIZE_ADDRESS__)
+  // The default cap: three quarters of the machine's memory.
+  CHECK(j["max_memory_bytes"].get<std::uint64_t>() == j["machine"]["memory_bytes"].get<std::uint64_t>() / 4 * 3);
+#endif
   CHECK(j["machine"]["cpus"].get<int>() > 0);
   CHECK(j["machine"]["memory_bytes"].get<double>() > 0);
   REQUIRE(j["cases"].size() == 1);
@@ -98,6 +103,7 @@ TEST_CASE("bench rejects bad flags with one line and exit 2", "[cli][bench]") {
            {{"bench", "--cases", "("}, "--cases"},
            {{"bench", "--cases", "no-such-case"}, "matches no case"},
            {{"bench", "--repeat", "0"}, "--repeat"},
+           {{"bench", "--max-memory", "lots"}, "--max-memory"},
            {{"bench", "--max-ranks", "x"}, "--max-ranks"},
            {{"bench", "--format", "csv"}, "--format"}}) {
     const auto r = run_collsim(args);

@@ -11,23 +11,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/cli/run_collsim.hpp"
 #include "tools/bench_cases.hpp"
 #include "tools/bench_measure.hpp"
 #include "tools/cli.hpp"
 
+using collsim::test::check_bad_input;
+using collsim::test::run_collsim;
+
 namespace {
-
-struct Out {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Out run_collsim(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int code = collsim::cli::run(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 nlohmann::json bench_json(std::vector<std::string> args) {
   args.insert(args.begin(), "bench");
@@ -99,20 +91,12 @@ TEST_CASE("bench prints a table by default", "[cli][bench]") {
 }
 
 TEST_CASE("bench rejects bad flags with one line and exit 2", "[cli][bench]") {
-  for (const auto& [args, what] : std::vector<std::pair<std::vector<std::string>, std::string>>{
-           {{"bench", "--cases", "("}, "--cases"},
-           {{"bench", "--cases", "no-such-case"}, "matches no case"},
-           {{"bench", "--repeat", "0"}, "--repeat"},
-           {{"bench", "--max-memory", "lots"}, "--max-memory"},
-           {{"bench", "--max-ranks", "x"}, "--max-ranks"},
-           {{"bench", "--format", "csv"}, "--format"}}) {
-    const auto r = run_collsim(args);
-    INFO(r.err);
-    CHECK(r.code == 2);
-    CHECK(r.out.empty());
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-    CHECK_THAT(r.err, Catch::StartsWith("collsim: error: ") && Catch::Contains(what));
-  }
+  check_bad_input({"bench", "--cases", "("}, "--cases");
+  check_bad_input({"bench", "--cases", "no-such-case"}, "matches no case");
+  check_bad_input({"bench", "--repeat", "0"}, "--repeat");
+  check_bad_input({"bench", "--max-memory", "lots"}, "--max-memory");
+  check_bad_input({"bench", "--max-ranks", "x"}, "--max-ranks");
+  check_bad_input({"bench", "--format", "csv"}, "--format");
 }
 
 TEST_CASE("a run in a child reports failures instead of taking the caller down", "[bench]") {

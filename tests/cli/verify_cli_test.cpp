@@ -9,24 +9,16 @@
 #include "algorithms/registry.hpp"
 #include "reports/simulate_report.hpp"
 #include "sim/network/network_model.hpp"
+#include "tests/cli/run_collsim.hpp"
 #include "tools/cli.hpp"
 #include "topologies/generate.hpp"
 
 using namespace collsim;
+using collsim::test::check_bad_input;
+using collsim::test::Out;
+using collsim::test::run_collsim;
 
 namespace {
-
-struct Out {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Out run_collsim(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int code = cli::run(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 std::vector<std::string> simulate(std::vector<std::string> extra) {
   std::vector<std::string> args{"simulate", "--gpus", "4", "--fabric", "ring", "--size"};
@@ -58,15 +50,6 @@ std::vector<std::string> csv_fields(const std::string& line) {
     }
   }
   return fields;
-}
-
-void check_bad_input(const std::vector<std::string>& args, const std::string& what) {
-  const auto r = run_collsim(args);
-  INFO(r.err);
-  CHECK(r.code == 2);
-  CHECK(r.out.empty());
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  CHECK_THAT(r.err, Catch::StartsWith("collsim: error: ") && Catch::Contains(what));
 }
 
 }  // namespace

@@ -46,6 +46,15 @@ int fail(std::ostream& err, int code, std::string_view msg) {
   return code;
 }
 
+// "a, b or c": the registered subcommands in registration order, so error messages never go stale.
+std::string subcommand_list(const CLI::App& app) {
+  const auto subs = app.get_subcommands([](const CLI::App*) { return true; });
+  std::string text;
+  for (std::size_t i = 0; i < subs.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == subs.size() ? " or " : ", ") + subs[i]->get_name();
+  return text;
+}
+
 }  // namespace
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -58,20 +67,22 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   TopoOptions topo;
   AlgorithmsOptions algorithms;
   CompareOptions compare;
+  BenchOptions bench;
   CLI::App* simulate_cmd = add_simulate(app, simulate);
   CLI::App* explain_cmd = add_explain(app, explain);
   CLI::App* topo_cmd = add_topo(app, topo);
   CLI::App* algorithms_cmd = add_algorithms(app, algorithms);
   CLI::App* compare_cmd = add_compare(app, compare);
+  CLI::App* bench_cmd = add_bench(app, bench);
+  const std::string subcommands = subcommand_list(app);
 
   // CLI11 would only say "a subcommand is required"; name what was typed instead.
-  if (args.empty()) return fail(err, kExitBadInput, "expected a subcommand: simulate, compare, explain, topo or algorithms (see collsim --help)");
+  if (args.empty()) return fail(err, kExitBadInput, fmt::format("expected a subcommand: {} (see collsim --help)", subcommands));
   if (!args.empty() && !args.front().starts_with('-')) {
     const auto subs = app.get_subcommands([](CLI::App*) { return true; });
     if (std::none_of(subs.begin(), subs.end(), [&](CLI::App* s) { return s->get_name() == args.front(); }))
       return fail(err, kExitBadInput,
-                  fmt::format("unknown subcommand \"{}\", expected simulate, compare, explain, topo or algorithms (see collsim --help)",
-                              args.front()));
+                  fmt::format("unknown subcommand \"{}\", expected {} (see collsim --help)", args.front(), subcommands));
   }
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 reads a vector back to front
@@ -94,7 +105,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (topo_cmd->parsed()) return run_topo(topo, out);
     if (algorithms_cmd->parsed()) return run_algorithms(algorithms, out);
     if (compare_cmd->parsed()) return run_compare(compare, out, err);
-    return fail(err, kExitBadInput, "expected a subcommand: simulate, compare, explain, topo or algorithms");
+    if (bench_cmd->parsed()) return run_bench(bench, out, err);
+    return fail(err, kExitBadInput, fmt::format("expected a subcommand: {}", subcommands));
   } catch (const UsageError& e) {
     return fail(err, kExitBadInput, e.what());
   } catch (const OutputError& e) {

@@ -71,4 +71,18 @@ struct TopoOptions {
 CLI::App* add_topo(CLI::App& app, TopoOptions& options);
 int run_topo(const TopoOptions& options, std::ostream& out);
 
+struct BenchOptions {
+  std::string cases;       ///< --cases REGEX; empty: every case
+  bool quick = false;
+  std::string max_ranks;   ///< empty: 4096, or 64 with --quick
+  std::string repeat;      ///< empty: 1
+  std::string size;        ///< empty: 1G
+  std::string max_memory;  ///< empty: 3/4 of the machine's memory; "0": no limit
+  std::string timeout;     ///< seconds per run; empty: 300
+  std::string format = "table";
+};
+CLI::App* add_bench(CLI::App& app, BenchOptions& options);
+/// Runs the suite (tools/bench_cases.hpp); progress goes to `err` when stderr is a terminal.
+int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err);
+
 }  // namespace collsim::cli

@@ -11,11 +11,13 @@
 
 #include "algorithms/registry.hpp"
 #include "sim/schedule/json_io.hpp"
-#include "tools/cli.hpp"
 #include "tests/cli/run_collsim.hpp"
+#include "tools/cli.hpp"
 
 using collsim::test::check_bad_input;
 using collsim::test::run_collsim;
+
+using collsim::test::Out;
 
 namespace {
 

@@ -9,13 +9,13 @@
 #include "algorithms/registry.hpp"
 #include "reports/simulate_report.hpp"
 #include "sim/network/network_model.hpp"
+#include "tests/cli/run_collsim.hpp"
 #include "tools/cli.hpp"
 #include "topologies/generate.hpp"
-#include "tests/cli/run_collsim.hpp"
 
 using namespace collsim;
-
 using collsim::test::check_bad_input;
+using collsim::test::Out;
 using collsim::test::run_collsim;
 
 namespace {

@@ -1,0 +1,153 @@
+// collsim bench: the JSON report's fields, skipping by --max-ranks, bad flags, and the forked
+// measurement (tools/bench_measure.hpp). No timing thresholds: speed is measured, not tested.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <csignal>
+#include <cstring>
+#include <sstream>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/run_collsim.hpp"
+#include "tools/bench_cases.hpp"
+#include "tools/bench_measure.hpp"
+#include "tools/cli.hpp"
+
+using collsim::test::check_bad_input;
+using collsim::test::run_collsim;
+
+namespace {
+
+nlohmann::json bench_json(std::vector<std::string> args) {
+  args.insert(args.begin(), "bench");
+  args.insert(args.end(), {"--format", "json"});
+  const auto r = run_collsim(args);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("bench --cases queue --quick reports every field, positive", "[cli][bench]") {
+  const auto j = bench_json({"--cases", "queue/1024", "--quick", "--repeat", "2"});
+  CHECK(j["repeat"] == 2);
+  CHECK(j["quick"] == true);
+  CHECK(j["max_ranks"] == 64);  // the --quick default
+  CHECK(j["timeout_s"] == 300);  // the default
+#if !defined(__SANITIZE_ADDRESS__)
+  // The default cap: three quarters of the machine's memory.
+  CHECK(j["max_memory_bytes"].get<std::uint64_t>() == j["machine"]["memory_bytes"].get<std::uint64_t>() / 4 * 3);
+#endif
+  CHECK(j["machine"]["cpus"].get<int>() > 0);
+  CHECK(j["machine"]["memory_bytes"].get<double>() > 0);
+  REQUIRE(j["cases"].size() == 1);
+  const auto& c = j["cases"][0];
+  CHECK(c["name"] == "queue/1024");
+  CHECK(c["status"] == "ok");
+  CHECK(c["message"].is_null());
+  CHECK(c["runs"] == 2);
+  CHECK(c["events"] == 200000);  // --quick's hold run: 200,000 pops (tools/bench_cases.cpp)
+  for (const char* key : {"wall_s_median", "wall_s_min", "cpu_s_median", "cpu_s_min", "events_per_s",
+                          "events_per_cpu_s", "peak_rss_bytes"}) {
+    INFO(key);
+    REQUIRE(c[key].is_number());
+    CHECK(c[key].get<double>() > 0);
+  }
+  CHECK(c["wall_s_min"].get<double>() <= c["wall_s_median"].get<double>());
+  CHECK(c["simulated_us"].is_null());
+}
+
+TEST_CASE("bench runs a collective case and gets the closed form", "[cli][bench]") {
+  const auto j = bench_json({"--cases", "allreduce/ring/switch/8$", "--quick"});
+  REQUIRE(j["cases"].size() == 1);
+  const auto& c = j["cases"][0];
+  REQUIRE(c["status"] == "ok");
+  // Ring all-reduce, N = 8, S = 1 GiB, 50 GB/s and 1 us per link, two links per route (switch):
+  // 2(N-1)(2α + ⌈S/N⌉/B) = 14 · (2 us + 134217728 B / 50 GB/s) = 14 · 2686.35456 us (issue 7's form).
+  CHECK(c["simulated_us"].get<double>() == Approx(37608.96384).epsilon(1e-12));
+  CHECK(c["ops"] == 2 * 8 * 7);  // 2(N-1) steps of N sends
+  CHECK(c["events"].get<double>() > 0);
+}
+
+TEST_CASE("bench skips cases above --max-ranks and says why", "[cli][bench]") {
+  const auto j = bench_json({"--cases", "allreduce/tree/ring/(8|512)$", "--quick"});
+  REQUIRE(j["cases"].size() == 2);
+  CHECK(j["cases"][0]["status"] == "ok");
+  CHECK(j["cases"][1]["name"] == "allreduce/tree/ring/512");
+  CHECK(j["cases"][1]["status"] == "skipped");
+  CHECK_THAT(j["cases"][1]["message"].get<std::string>(), Catch::Contains("--max-ranks 64"));
+  CHECK(j["cases"][1]["wall_s_median"].is_null());
+}
+
+TEST_CASE("bench prints a table by default", "[cli][bench]") {
+  const auto r = run_collsim({"bench", "--cases", "queue/1024", "--quick"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("collsim bench: ") && Catch::Contains("queue/1024") &&
+                        Catch::Contains("Mev/cpu-s") && Catch::Contains("peak MiB"));
+}
+
+TEST_CASE("bench rejects bad flags with one line and exit 2", "[cli][bench]") {
+  check_bad_input({"bench", "--cases", "("}, "--cases");
+  check_bad_input({"bench", "--cases", "no-such-case"}, "matches no case");
+  check_bad_input({"bench", "--repeat", "0"}, "--repeat");
+  check_bad_input({"bench", "--max-memory", "lots"}, "--max-memory");
+  check_bad_input({"bench", "--max-ranks", "x"}, "--max-ranks");
+  check_bad_input({"bench", "--format", "csv"}, "--format");
+}
+
+TEST_CASE("a run in a child reports failures instead of taking the caller down", "[bench]") {
+  using namespace collsim::cli::bench;
+  const auto failed = measure_in_child([]() -> Work { throw std::runtime_error("no route"); }, {});
+  CHECK(failed.status == RunStatus::Failed);
+  CHECK(failed.message == "no route");
+  const auto absent = measure_in_child([]() -> Work { throw NotAvailable("no sweep"); }, {});
+  CHECK(absent.status == RunStatus::NotAvailable);
+  const auto killed = measure_in_child([]() -> Work { std::raise(SIGKILL); return {}; }, {});
+  CHECK(killed.status == RunStatus::Failed);
+  CHECK_THAT(killed.message, Catch::Contains("signal 9"));
+  // An unknown subcommand is how a build without `collsim sweep` answers: "not available".
+  CHECK_THROWS_AS(run_sweep({"no-such-subcommand"}), NotAvailable);
+  const auto slow = measure_in_child(
+      []() -> Work {
+        ::pause();  // waits for a signal: the alarm of the time limit
+        return {};
+      },
+      RunLimits{0, 1});
+  CHECK(slow.status == RunStatus::TimedOut);
+  CHECK_THAT(slow.message, Catch::Contains("time limit of 1 s"));
+}
+
+TEST_CASE("each run's peak memory is its own", "[bench]") {
+  using namespace collsim::cli::bench;
+  constexpr std::size_t kBig = std::size_t{256} << 20;
+  const auto big = measure_in_child(
+      [] {
+        std::vector<char> v(kBig);
+        std::memset(v.data(), 1, v.size());  // touch every page so it is resident
+        return Work{static_cast<std::uint64_t>(v[kBig / 2]), 0, std::nullopt};
+      },
+      {});
+  const auto small = measure_in_child([] { return Work{1, 0, std::nullopt}; }, {});
+  REQUIRE(big.status == RunStatus::Ok);
+  REQUIRE(small.status == RunStatus::Ok);
+  CHECK(big.peak_rss_bytes >= kBig);
+  CHECK(small.peak_rss_bytes + kBig / 2 < big.peak_rss_bytes);  // the big run's peak did not carry over
+}
+
+#if !defined(__SANITIZE_ADDRESS__)  // AddressSanitizer reserves terabytes of address space up front
+TEST_CASE("a memory limit (--max-memory) turns an oversized run into a failure with a message", "[bench]") {
+  using namespace collsim::cli::bench;
+  const auto m = measure_in_child(
+      [] {
+        std::vector<char> v(std::size_t{4} << 30);
+        return Work{static_cast<std::uint64_t>(v[0]), 0, std::nullopt};
+      },
+      RunLimits{std::uint64_t{512} << 20, 0});
+  CHECK(m.status == RunStatus::Failed);
+  CHECK_THAT(m.message, Catch::Contains("out of memory (limit 512 MiB)"));
+}
+#endif

@@ -1,0 +1,99 @@
+#include "tools/bench_cases.hpp"
+
+#include <array>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "algorithms/registry.hpp"
+#include "sim/engine.hpp"
+#include "sim/event_queue.hpp"
+#include "sim/network/network_model.hpp"
+#include "tools/cli.hpp"
+
+namespace collsim::cli::bench {
+namespace {
+
+// The engine's event payload is 16 bytes (a flag and a 64-bit token); the queue case uses the same size.
+struct HoldPayload {
+  std::uint64_t token;
+  std::uint64_t flags;
+};
+
+// xorshift64 (Marsaglia 2003): cheap, deterministic, good enough to scatter event times.
+struct XorShift {
+  std::uint64_t x = 88172645463325252ULL;
+  std::uint64_t operator()() noexcept {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  }
+};
+
+constexpr std::int64_t kHoldSpreadPs = 1'000'000;  // delays in [0, 1 us)
+
+}  // namespace
+
+Work run_queue_hold(std::size_t pending, std::uint64_t events) {
+  sim::EventQueue<HoldPayload> queue;
+  XorShift next;
+  for (std::size_t i = 0; i < pending; ++i)
+    queue.push(Time{static_cast<std::int64_t>(next() % kHoldSpreadPs)}, HoldPayload{i, 0});
+  std::uint64_t checksum = 0;
+  for (std::uint64_t i = 0; i < events && !queue.empty(); ++i) {
+    const auto e = queue.pop();
+    checksum += e.payload.token;
+    queue.push(e.time + Time{static_cast<std::int64_t>(next() % kHoldSpreadPs)}, e.payload);
+  }
+  // The checksum keeps the loop from being optimised away; it is always below 2^64 / 2 here.
+  if (checksum == ~std::uint64_t{0}) throw std::logic_error("bench: impossible checksum");
+  return Work{events, 0, std::nullopt};
+}
+
+Work run_allreduce(std::string_view algorithm, topo::Fabric fabric, std::uint32_t ranks, Bytes size,
+                   Bandwidth bandwidth, Time latency) {
+  const auto registry = algo::builtin_registry();
+  const algo::AlgorithmInfo& info = registry.find(sched::Collective::AllReduce, algorithm);
+  const topo::Topology topology = topo::generate_fabric(fabric, ranks, bandwidth, latency);
+  algo::Request request;
+  request.nranks = ranks;
+  request.size = size;
+  const sched::Schedule schedule = info.build(request);
+  const auto network = net::make_network_model("flow", topology);
+  const sim::Result result = sim::run(schedule, topology, topology.gpus(), *network);
+  return Work{result.events, schedule.ops.size(), result.makespan};
+}
+
+Work run_sweep(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  const int code = cli::run(args, out, err);
+  const std::string message = err.str().substr(0, err.str().find('\n'));
+  if (code != kExitOk && message.find("unknown subcommand") != std::string::npos)
+    throw NotAvailable("this build has no `collsim sweep`");
+  if (code != kExitOk) throw std::runtime_error(fmt::format("collsim sweep exited {}: {}", code, message));
+  return Work{};
+}
+
+std::vector<Case> suite(const SuiteOptions& o) {
+  std::vector<Case> cases;
+  const std::uint64_t hold_events = o.quick ? 200'000 : 10'000'000;
+  for (const std::size_t pending : {std::size_t{1024}, std::size_t{65536}})
+    cases.push_back({fmt::format("queue/{}", pending), 0, false,
+                     [pending, hold_events] { return run_queue_hold(pending, hold_events); }});
+  constexpr std::array algorithms{"ring", "tree", "halving-doubling"};
+  constexpr std::array fabrics{topo::Fabric::Switch, topo::Fabric::Ring};
+  for (const char* algorithm : algorithms)
+    for (const topo::Fabric fabric : fabrics)
+      for (const std::uint32_t n : {8U, 64U, 512U, 4096U, 16384U})
+        cases.push_back({fmt::format("allreduce/{}/{}/{}", algorithm, topo::fabric_name(fabric), n), n, false,
+                         [=] { return run_allreduce(algorithm, fabric, n, o.size, o.bandwidth, o.latency); }});
+  // Issue 7's sweep: 7 rank counts x every all-reduce algorithm x 31 sizes (8 B .. 8 GiB) > 1,000 points.
+  cases.push_back({"sweep/dgx-a100", 0, true, [] {
+                     return run_sweep({"sweep", "dgx-a100", "--ranks", "2,3,4,5,6,7,8", "--algorithms", "all",
+                                       "--collectives", "allreduce", "-b", "8", "-e", "8G", "-f", "2", "-j", "2"});
+                   }});
+  return cases;
+}
+
+}  // namespace collsim::cli::bench

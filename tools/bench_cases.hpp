@@ -1,0 +1,75 @@
+// The workloads of `collsim bench` and of the Google Benchmark suite (bench/): the bare event
+// queue, all-reduce algorithms on generated fabrics, and a sweep (issue 7, point 1).
+//
+// A workload runs in the calling process and reports what it did (events, simulated time); timing
+// and peak memory are measured around it by the caller (tools/bench_measure.hpp).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/units/units.hpp"
+#include "topologies/generate.hpp"
+
+namespace collsim::cli::bench {
+
+/// What one run of a workload did, as the workload counts it.
+struct Work {
+  std::uint64_t events = 0;          ///< events taken off the event queue (0: not counted)
+  std::uint64_t ops = 0;             ///< ops of the schedule (0 for the queue)
+  std::optional<Time> simulated;     ///< simulated completion time (collectives only)
+};
+
+/// Thrown by a workload that this build cannot run (e.g. `collsim sweep` does not exist yet);
+/// reported as "not available", not as a failure.
+class NotAvailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The hold model of priority-queue benchmarks (Jones 1986, "An empirical comparison of
+/// priority-queue and event-set implementations"): fill an EventQueue with `pending` events at
+/// pseudo-random times in [0, 1 us), then `events` times pop the earliest and push one at its time
+/// plus a pseudo-random delay in [0, 1 us). The payload is 16 bytes, like the engine's. Work::events
+/// = `events` (pops; each pop is followed by one push). Deterministic (xorshift64, fixed seed).
+Work run_queue_hold(std::size_t pending, std::uint64_t events);
+
+/// All-reduce with the registry's `algorithm` on `ranks` GPUs of a generated `fabric` whose links
+/// have `bandwidth` per direction and `latency`, S = `size`, flow network model: builds the
+/// schedule and runs the engine (what `collsim simulate` does before it writes its report).
+/// Throws what the builders and the engine throw (std::length_error when the schedule is too
+/// large to materialise).
+Work run_allreduce(std::string_view algorithm, topo::Fabric fabric, std::uint32_t ranks, Bytes size,
+                   Bandwidth bandwidth, Time latency);
+
+/// Runs `collsim sweep` with `args` in this process; throws NotAvailable when this build has no
+/// sweep subcommand, std::runtime_error naming its exit code and first error line when it fails.
+Work run_sweep(const std::vector<std::string>& args);
+
+/// One case of the suite.
+struct Case {
+  std::string name;          ///< e.g. "queue/1024", "allreduce/ring/switch/4096", "sweep/dgx-a100"
+  std::uint32_t ranks = 0;   ///< N of a collective (for --max-ranks); 0 for others
+  bool heavy = false;        ///< left out by --quick
+  std::function<Work()> run;
+};
+
+/// Parameters of the suite.
+struct SuiteOptions {
+  bool quick = false;                    ///< a short queue run (the caller also caps N)
+  Bytes size = Bytes{1} << 30;           ///< S of the all-reduce cases
+  Bandwidth bandwidth{50'000'000'000ULL * 8};  ///< per link and direction: 50 GB/s (issue 7)
+  Time latency = Time{1'000'000};        ///< per link: 1 us (issue 7)
+};
+
+/// Every case, in a fixed order: the queue with 1024 and 65536 pending events; ring, tree and
+/// halving-doubling all-reduce at N = 8, 64, 512, 4096, 16384 on the switch and ring fabrics; the
+/// issue's 1,000-point sweep of dgx-a100.
+std::vector<Case> suite(const SuiteOptions& options);
+
+}  // namespace collsim::cli::bench

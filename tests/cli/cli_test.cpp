@@ -8,39 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "algorithms/registry.hpp"
+#include "tests/cli/cli_harness.hpp"
 #include "tools/cli.hpp"
 
-namespace {
-
-struct Out {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Out run_collsim(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int code = collsim::cli::run(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
-// A bad-input failure: exit 2 and exactly one line on stderr that contains `what`.
-void check_bad_input(const std::vector<std::string>& args, const std::string& what) {
-  const auto r = run_collsim(args);
-  INFO(r.err);
-  CHECK(r.code == 2);
-  CHECK(r.out.empty());
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  CHECK_THAT(r.err, Catch::StartsWith("collsim: error: ") && Catch::Contains(what));
-}
-
-std::string temp_file(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / ("collsim_cli_test_" + name);
-  std::ofstream(path) << text;
-  return path.string();
-}
-
-}  // namespace
+using namespace collsim::testing;
 
 TEST_CASE("simulate --format json has the documented keys and only the document on stdout", "[cli]") {
   const auto r = run_collsim({"simulate", "--gpus", "8", "--fabric", "ring", "--link-bandwidth", "25GB/s",

@@ -7,31 +7,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/cli/cli_harness.hpp"
 #include "tools/cli.hpp"
 
+using namespace collsim::testing;
+
 namespace {
-
-struct Out {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Out run_collsim(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int code = collsim::cli::run(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
-// A bad-input failure: exit 2 and exactly one line on stderr that contains `what`.
-void check_bad_input(const std::vector<std::string>& args, const std::string& what) {
-  const auto r = run_collsim(args);
-  INFO(r.err);
-  CHECK(r.code == 2);
-  CHECK(r.out.empty());
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  CHECK_THAT(r.err, Catch::StartsWith("collsim: error: ") && Catch::Contains(what));
-}
 
 nlohmann::json simulate_json(std::vector<std::string> args) {
   args.insert(args.begin(), "simulate");

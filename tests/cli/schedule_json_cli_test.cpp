@@ -11,48 +11,14 @@
 
 #include "algorithms/registry.hpp"
 #include "sim/schedule/json_io.hpp"
+#include "tests/cli/cli_harness.hpp"
 #include "tools/cli.hpp"
+
+using namespace collsim::testing;
 
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Out {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Out run_collsim(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = collsim::cli::run(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
-// A fresh, empty folder for one test's files.
-fs::path scratch_dir(const std::string& name) {
-  const auto dir = fs::temp_directory_path() / ("collsim_schedule_cli_test_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// A bad-input failure: exit 2, nothing on stdout, one line on stderr that contains `what`.
-void check_bad_input(const std::vector<std::string>& args, const std::string& what) {
-  const auto r = run_collsim(args);
-  INFO(r.err);
-  CHECK(r.code == 2);
-  CHECK(r.out.empty());
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  CHECK_THAT(r.err, Catch::StartsWith("collsim: error: ") && Catch::Contains(what));
-}
 
 // The seed's ring all-reduce on 3 ranks, by hand, dependencies inferred: at step s (1..4) rank r
 // sends chunk (r - s) mod 3 to rank r + 1 mod 3, adding it in during steps 1-2, copying in 3-4.

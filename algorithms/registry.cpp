@@ -89,15 +89,15 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 &build_ring_alltoall, "N-1", "N(N-1)/2*floor(S/N)", "store-and-forward through neighbours", "a + max{m=1..N-1} [(sum{s<=m}(N-s) + N-1-m)b/B + (N-1-m)a]"});
   registry.add({"direct", sched::Collective::AllReduce,
                 "direct reduce-scatter then direct all-gather, 2 steps (TensorRT-LLM two-shot all-reduce)",
-                &build_direct_allreduce, "2", "2(N-1)/N*S", "", "2(a + P/B); one port 2(a + (N-1)P/B)"});
+                &build_direct_allreduce, "2", "2(N-1)/N*S", "", "2(a + P/B); one port >= 2(a + (N-1)P/B)"});
   registry.add({"direct", sched::Collective::ReduceScatter,
                 "every rank sends part q to rank q, which reduces, 1 step (MPICH pairwise, all at once)",
-                &build_direct_reduce_scatter, "1", "(N-1)/N*S", "receives into scratch slots, adds locally", "a + P/B; one port a + (N-1)P/B"});
+                &build_direct_reduce_scatter, "1", "(N-1)/N*S", "receives into scratch slots, adds locally", "a + P/B; one port >= a + (N-1)P/B"});
   registry.add({"direct", sched::Collective::AllGather, "every rank sends its part to every peer, 1 step",
-                &build_direct_allgather, "1", "(N-1)*ceil(S/N)", "", "a + P/B; one port a + (N-1)P/B"});
+                &build_direct_allgather, "1", "(N-1)*ceil(S/N)", "", "a + P/B; one port >= a + (N-1)P/B"});
   registry.add({"direct", sched::Collective::AllToAll,
                 "every rank sends block q to rank q, 1 step (MPICH medium-message all-to-all, nccl-tests)",
-                &build_direct_alltoall, "1", "(N-1)*floor(S/N)", "", "a + b/B; one port a + (N-1)b/B"});
+                &build_direct_alltoall, "1", "(N-1)*floor(S/N)", "", "a + b/B; one port >= a + (N-1)b/B"});
   registry.add({"tree", sched::Collective::AllReduce,
                 "NCCL's binary tree (ncclGetBtree): pipelined reduce to rank 0 then broadcast, 2ceil(log2 N)+C-1 steps",
                 &build_tree_allreduce, "2ceil(log2 N) + C-1", "3S (N >= 4)", "C = ceil(S / --chunk-size)", "2D(a + c/B) + (C-1)c/B, D = ceil(log2 N)"});
@@ -109,7 +109,7 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 &build_tree_broadcast, "ceil(log2 N) + C-1", "2S (N >= 4)", "C = ceil(S / --chunk-size); --root", "D(a + c/B) + (C-1)c/B, D = ceil(log2 N)"});
   registry.add({"double-tree", sched::Collective::AllReduce,
                 "NCCL's double binary tree (ncclGetDtree): half the buffer on each tree, 2ceil(log2 N)+ceil(C/2)-1 steps",
-                &build_double_tree_allreduce, "2ceil(log2 N) + ceil(C/2)-1", "2S (N >= 4)", "C = ceil(S / --chunk-size)", "max over the 2 trees of 2D(a + c/B) + (C'-1)c/B, C' chunks of S/2"});
+                &build_double_tree_allreduce, "2ceil(log2 N) + ceil(C/2)-1", "2S (N >= 4)", "C = ceil(S / --chunk-size)", "max(each tree: 2D(a + c/B) + (C'-1)c/B, C' chunks of S/2; a + busiest shared link)"});
   registry.add({"halving-doubling", sched::Collective::AllReduce,
                 "Rabenseifner: recursive-halving reduce-scatter then recursive-doubling all-gather, 2 log2 N steps "
                 "(Thakur, Rabenseifner & Gropp 2005)", &build_halving_doubling_allreduce, "2log2 N (+2 if N is not a power of 2)", "2(N-1)/N*S (N a power of 2)", "", "2log2(N)a + 2(N-1)P/B"});

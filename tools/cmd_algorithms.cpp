@@ -48,7 +48,8 @@ int run_algorithms(const AlgorithmsOptions& o, std::ostream& out) {
          "(the all-to-all block), both in whole elements of --dtype when S is a multiple of its size; c = pipeline\n"
          "chunk, C = ceil(S/c); one port = each GPU reaches its peers through one link (a switch), else one link\n"
          "per peer (fully connected). Exact there for unpipelined forms, within a chunk time per hop for\n"
-         "pipelined ones; hierarchical (a', B' between hosts) is an upper bound.\n";
+         "pipelined ones (double-tree: within 2D(a + c/B) where its trees share a link); >= marks a lower\n"
+         "bound; hierarchical (a', B' between hosts) is an upper bound.\n";
   for (const auto& a : registry.all())
     out << fmt::format("  {} {}: {}\n", a.name, sched::collective_name(a.collective), a.closed_form);
   out << "\nSources:\n";

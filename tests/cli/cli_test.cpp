@@ -193,8 +193,11 @@ TEST_CASE("collsim algorithms lists every registered algorithm with its formulas
     CHECK(list[i]["algorithm"] == registry.all()[i].name);
     CHECK_FALSE(list[i]["steps"].get<std::string>().empty());
     CHECK_FALSE(list[i]["bytes_sent_per_rank_max"].get<std::string>().empty());
+    CHECK_FALSE(list[i]["closed_form"].get<std::string>().empty());  // every entry has a closed form
   }
   const auto table = run_collsim({"algorithms"});
   CHECK_THAT(table.out, Catch::Contains("2(N-1)/N*S") && Catch::Contains("double-tree"));
+  // Ring all-reduce's form, Patarasuk & Yuan 2009, in the closed-form list.
+  CHECK_THAT(table.out, Catch::Contains("  ring allreduce: 2(N-1)(a + P/B)\n"));
   check_bad_input({"simulate", "--size", "1M", "--collective", "alltoall", "--algorithm", "tree"}, "tree supports");
 }

@@ -19,39 +19,10 @@ using nlohmann::json;
 
 using strictjson::brief;
 
-class Reader {
+// The generic checks (strict_json.hpp), plus the topology's own value types.
+class Reader : public strictjson::Reader<TopologyError> {
  public:
-  explicit Reader(std::string_view where) : where_(where) {}
-
-  [[noreturn]] void fail(const std::string& path, const std::string& msg) const {
-    throw TopologyError(fmt::format("{}: {}: {}", where_, path.empty() ? "/" : path, msg));
-  }
-
-  void only_keys(const json& obj, const std::string& path, std::initializer_list<std::string_view> allowed) const {
-    for (const auto& [key, value] : obj.items()) {
-      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-        std::string list;
-        for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-        fail(path + "/" + key, fmt::format("unknown key \"{}\", expected one of: {}", key, list));
-      }
-    }
-  }
-
-  const json& member(const json& obj, const std::string& path, const char* key, const char* expected) const {
-    auto it = obj.find(key);
-    if (it == obj.end()) fail(path, fmt::format("missing key \"{}\" ({})", key, expected));
-    return *it;
-  }
-
-  std::string string_at(const json& v, const std::string& path, const char* expected) const {
-    if (!v.is_string() || v.get_ref<const std::string&>().empty())
-      fail(path, fmt::format("found {}, expected {}", brief(v), expected));
-    const auto& s = v.get_ref<const std::string&>();
-    // Ids and names end up in tables and one-line messages: no control characters.
-    if (std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
-      fail(path, fmt::format("found {}, expected {} without control characters", brief(v), expected));
-    return s;
-  }
+  using strictjson::Reader<TopologyError>::Reader;
 
   Bandwidth bandwidth_at(const json& v, const std::string& path) const {
     try {
@@ -76,9 +47,6 @@ class Reader {
                            "seconds",
                            brief(v)));
   }
-
- private:
-  std::string where_;
 };
 
 }  // namespace

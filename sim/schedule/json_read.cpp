@@ -35,63 +35,7 @@ json parse_strict(std::string_view text, std::string_view where) {
   }
 }
 
-class Reader {
- public:
-  explicit Reader(std::string_view where) : where_(where) {}
-
-  [[noreturn]] void fail(const std::string& path, const std::string& msg) const {
-    throw ScheduleFileError(fmt::format("{}: {}: {}", where_, path.empty() ? "/" : path, msg));
-  }
-
-  void only_keys(const json& obj, const std::string& path, std::initializer_list<std::string_view> allowed) const {
-    for (const auto& [key, value] : obj.items()) {
-      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-        fail(path + "/" + key, fmt::format("unknown key \"{}\", expected one of: {}", key, fmt::join(allowed, ", ")));
-    }
-  }
-
-  const json& member(const json& obj, const std::string& path, const char* key, std::string_view expected) const {
-    auto it = obj.find(key);
-    if (it == obj.end()) fail(path, fmt::format("missing key \"{}\" ({})", key, expected));
-    return *it;
-  }
-
-  const json* optional(const json& obj, const char* key) const {
-    auto it = obj.find(key);
-    return it == obj.end() ? nullptr : &*it;
-  }
-
-  const json& object_at(const json& v, const std::string& path, std::string_view expected) const {
-    if (!v.is_object()) fail(path, fmt::format("found {}, expected {}", brief(v), expected));
-    return v;
-  }
-
-  const json& array_at(const json& v, const std::string& path, std::string_view expected) const {
-    if (!v.is_array()) fail(path, fmt::format("found {}, expected {}", brief(v), expected));
-    return v;
-  }
-
-  std::string string_at(const json& v, const std::string& path, std::string_view expected) const {
-    if (!v.is_string() || v.get_ref<const std::string&>().empty())
-      fail(path, fmt::format("found {}, expected {}", brief(v), expected));
-    const auto& s = v.get_ref<const std::string&>();
-    // Names end up in tables and one-line messages: no control characters.
-    if (std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
-      fail(path, fmt::format("found {}, expected {} without control characters", brief(v), expected));
-    return s;
-  }
-
-  /// A whole number in [min, max]; `what` says what it is ("a rank", "a step").
-  std::uint64_t uint_at(const json& v, const std::string& path, std::uint64_t min, std::uint64_t max,
-                        std::string_view what) const {
-    if (!v.is_number_unsigned() || v.get<std::uint64_t>() < min || v.get<std::uint64_t>() > max)
-      fail(path, fmt::format("found {}, expected {}: a whole number from {} to {}", brief(v), what, min, max));
-    return v.get<std::uint64_t>();
-  }
-
- private:
-  std::string where_;
-};
+using Reader = strictjson::Reader<ScheduleFileError>;
 
 constexpr std::uint64_t kU32 = std::numeric_limits<std::uint32_t>::max();
 constexpr std::uint64_t kU64 = std::numeric_limits<std::uint64_t>::max();

@@ -6,15 +6,23 @@
 #include <fmt/format.h>
 
 #include "sim/schedule/builder.hpp"
+#include "sim/schedule/collective_spec.hpp"
 
 namespace collsim::algo {
 
-std::uint64_t pipeline_chunk_count(Bytes size, Bytes chunk_size) {
+Bytes pipeline_chunk_bytes(Bytes size, Bytes chunk_size, Bytes element_size) {
   if (chunk_size == 0) throw std::invalid_argument("the pipeline chunk size must be at least 1 byte");
-  return std::max<std::uint64_t>(1, size / chunk_size + (size % chunk_size != 0 ? 1 : 0));
+  const Bytes unit = sched::cut_unit(size, element_size);
+  return std::max(unit, chunk_size / unit * unit);
 }
 
-std::vector<sched::Chunk> pipeline_chunks(Bytes offset, Bytes size, Bytes chunk_size) {
+std::uint64_t pipeline_chunk_count(Bytes size, Bytes chunk_size, Bytes element_size) {
+  const Bytes c = pipeline_chunk_bytes(size, chunk_size, element_size);
+  return std::max<std::uint64_t>(1, size / c + (size % c != 0 ? 1 : 0));
+}
+
+std::vector<sched::Chunk> pipeline_chunks(Bytes offset, Bytes size, Bytes chunk_size_asked, Bytes element_size) {
+  const Bytes chunk_size = pipeline_chunk_bytes(size, chunk_size_asked, element_size);
   const std::uint64_t count = pipeline_chunk_count(size, chunk_size);
   // Checked here, before allocating: a tiny chunk size on a large message would otherwise ask
   // for billions of chunks before the builder could refuse them.
@@ -31,8 +39,8 @@ std::vector<sched::Chunk> pipeline_chunks(Bytes offset, Bytes size, Bytes chunk_
   return chunks;
 }
 
-std::vector<sched::Chunk> alltoall_chunks(sched::Rank nranks, Bytes size) {
-  const Bytes block = size / nranks;
+std::vector<sched::Chunk> alltoall_chunks(sched::Rank nranks, Bytes size, Bytes element_size) {
+  const Bytes block = sched::alltoall_block(nranks, size, element_size);
   std::vector<sched::Chunk> chunks;
   chunks.reserve(2 * std::size_t{nranks});
   for (sched::Rank j = 0; j < nranks; ++j) chunks.push_back(sched::Chunk{j * block, block, sched::Buffer::Data, j});

@@ -9,24 +9,33 @@
 
 namespace collsim::algo {
 
-/// Number of pipeline chunks of a `size`-byte message cut into pieces of `chunk_size` bytes:
-/// ceil(size / chunk_size), and at least 1 (an empty message, or one of chunk_size bytes or less,
-/// moves as a single unpipelined chunk). Throws std::invalid_argument when chunk_size is 0.
-std::uint64_t pipeline_chunk_count(Bytes size, Bytes chunk_size);
+/// The pipeline chunk size really used for a `size`-byte message of `element_size`-byte elements:
+/// chunk_size rounded down to whole elements (at least one) when size is a multiple of the element
+/// size, so every chunk boundary falls between elements as NCCL's element counts do; else
+/// chunk_size. Throws std::invalid_argument when chunk_size is 0.
+Bytes pipeline_chunk_bytes(Bytes size, Bytes chunk_size, Bytes element_size = 1);
 
-/// Bytes [offset, offset + size) of the data buffer cut into pipeline_chunk_count(size, chunk_size) chunks, in order:
-/// chunk c covers [c·chunk_size, min((c+1)·chunk_size, size)), so only the last may be shorter
-/// (as NCCL cuts it). Chunks have part 0: the whole-buffer collectives (broadcast, reduce,
+/// Number of pipeline chunks of a `size`-byte message cut into pieces of
+/// c = pipeline_chunk_bytes(size, chunk_size, element_size) bytes: ceil(size / c), and at least 1
+/// (an empty message, or one of c bytes or less, moves as a single unpipelined chunk). Throws
+/// std::invalid_argument when chunk_size is 0.
+std::uint64_t pipeline_chunk_count(Bytes size, Bytes chunk_size, Bytes element_size = 1);
+
+/// Bytes [offset, offset + size) of the data buffer cut into pipeline_chunk_count(size,
+/// chunk_size, element_size) chunks, in order: with c = pipeline_chunk_bytes(..), chunk i covers
+/// [offset + i·c, offset + min((i+1)·c, size)), so only the last may be shorter (as NCCL cuts it).
+/// Precondition: offset is a multiple of the element size when size is. Chunks have part 0: the whole-buffer collectives (broadcast, reduce,
 /// all-reduce) ignore parts. Throws std::invalid_argument when chunk_size is 0, std::length_error
 /// when there would be more than ScheduleBuilder::kMaxSlots chunks.
-std::vector<sched::Chunk> pipeline_chunks(Bytes offset, Bytes size, Bytes chunk_size);
+std::vector<sched::Chunk> pipeline_chunks(Bytes offset, Bytes size, Bytes chunk_size, Bytes element_size = 1);
 
-/// The all-to-all chunk table for N = `nranks` ranks and S = `size`: with B = floor(S/N), chunk j
+/// The all-to-all chunk table for N = `nranks` ranks and S = `size`: with B =
+/// sched::alltoall_block(N, S, element_size) (floor(S/N), in whole elements when S is), chunk j
 /// (0 <= j < N) is data block j, bytes [j·B, (j+1)·B) of the send buffer (part j: the block for
 /// rank j), and chunk N+j is output block j, the same bytes of the receive buffer (part j: the
-/// block from rank j). The S mod N bytes past N·B are not moved (nccl-tests counts per peer).
+/// block from rank j). The S - N·B bytes past N·B are not moved (nccl-tests counts per peer).
 /// Precondition: nranks >= 1.
-std::vector<sched::Chunk> alltoall_chunks(sched::Rank nranks, Bytes size);
+std::vector<sched::Chunk> alltoall_chunks(sched::Rank nranks, Bytes size, Bytes element_size = 1);
 
 /// Id of data block `j` in an alltoall_chunks table (the block rank j receives).
 constexpr sched::ChunkId alltoall_data_chunk(sched::Rank j) noexcept { return j; }

@@ -10,7 +10,7 @@ void add_direct_allgather(sched::ScheduleBuilder& b, sched::Rank nranks, std::ui
 
 sched::Schedule build_direct_allgather(const Request& request) {
   const sched::Rank n = request.nranks;
-  sched::ScheduleBuilder b(sched::Collective::AllGather, n, request.size, sched::split_even(request.size, n));
+  sched::ScheduleBuilder b(schedule_header(request, sched::Collective::AllGather), split_parts(request, n));
   add_direct_allgather(b, n, 1);
   return std::move(b).build("direct");
 }

@@ -7,8 +7,7 @@ namespace collsim::algo {
 
 sched::Schedule build_direct_allreduce(const Request& request) {
   const sched::Rank n = request.nranks;
-  sched::ScheduleBuilder b(sched::Collective::AllReduce, n, request.size,
-                           direct_reduce_scatter_chunks(request.size, n));
+  sched::ScheduleBuilder b(schedule_header(request, sched::Collective::AllReduce), direct_reduce_scatter_chunks(request));
   add_direct_reduce_scatter(b, n, 1);
   add_direct_allgather(b, n, 2);
   if (n > 1) {

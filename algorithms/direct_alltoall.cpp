@@ -7,7 +7,7 @@ namespace collsim::algo {
 
 sched::Schedule build_direct_alltoall(const Request& request) {
   const sched::Rank n = request.nranks;
-  sched::ScheduleBuilder b(sched::Collective::AllToAll, n, request.size, alltoall_chunks(n, request.size));
+  sched::ScheduleBuilder b(schedule_header(request, sched::Collective::AllToAll), alltoall_chunks(n, request.size, request.element_size));
   for (sched::Rank r = 0; r < n; ++r)
     b.send(r, alltoall_data_chunk(r), r, alltoall_output_chunk(n, r), sched::Combine::Copy, 1);
   // Distance-major order: in each round every rank sends to one peer and receives from one.

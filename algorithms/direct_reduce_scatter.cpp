@@ -9,10 +9,11 @@ sched::ChunkId scratch_slot(sched::Rank nranks, sched::Rank d, bool longer) {
 }
 }  // namespace
 
-std::vector<sched::Chunk> direct_reduce_scatter_chunks(Bytes size, sched::Rank nranks) {
-  auto chunks = sched::split_even(size, nranks);
-  const Bytes shorter = size / nranks;
-  const Bytes longer = shorter + (size % nranks == 0 ? 0 : 1);
+std::vector<sched::Chunk> direct_reduce_scatter_chunks(const Request& request) {
+  const sched::Rank nranks = request.nranks;
+  auto chunks = split_parts(request, nranks);
+  const Bytes shorter = chunks.back().size;
+  const Bytes longer = chunks.front().size;
   Bytes offset = 0;
   for (sched::Rank d = 1; d < nranks; ++d)
     for (const Bytes len : {longer, shorter}) {
@@ -37,8 +38,7 @@ void add_direct_reduce_scatter(sched::ScheduleBuilder& b, sched::Rank nranks, st
 
 sched::Schedule build_direct_reduce_scatter(const Request& request) {
   const sched::Rank n = request.nranks;
-  sched::ScheduleBuilder b(sched::Collective::ReduceScatter, n, request.size,
-                           direct_reduce_scatter_chunks(request.size, n));
+  sched::ScheduleBuilder b(schedule_header(request, sched::Collective::ReduceScatter), direct_reduce_scatter_chunks(request));
   add_direct_reduce_scatter(b, n, 1);
   return std::move(b).build("direct");
 }

@@ -10,13 +10,13 @@
 
 namespace collsim::algo {
 
-/// The chunk table of a direct reduce-scatter: split_even(S, N) data parts (chunk q = part q),
-/// then 2(N-1) scratch receive slots, one per distance d = 1..N-1 and part size (the first S mod N
-/// parts are a byte longer), shared by all ranks.
-std::vector<sched::Chunk> direct_reduce_scatter_chunks(Bytes size, sched::Rank nranks);
+/// The chunk table of a direct reduce-scatter: split_parts(request, N) data parts (chunk q = part
+/// q), then 2(N-1) scratch receive slots, one per distance d = 1..N-1 and part size (the first
+/// parts are one element, or byte, longer), shared by all ranks.
+std::vector<sched::Chunk> direct_reduce_scatter_chunks(const Request& request);
 
 /// Adds the ops of a direct reduce-scatter to `b` (whose chunk table is
-/// direct_reduce_scatter_chunks(S, N)), all in step `step`: for distance d = 1..N-1, rank r sends
+/// direct_reduce_scatter_chunks(request)), all in step `step`: for distance d = 1..N-1, rank r sends
 /// part q = (r+d) mod N to rank q, into q's scratch slot for distance d, and q adds it into its own
 /// copy with a local op. The N-1 transfers into a rank therefore overlap (they would wait for each
 /// other if they reduced into one chunk), and the additions cost no network time.

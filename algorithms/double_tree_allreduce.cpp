@@ -7,14 +7,14 @@ namespace collsim::algo {
 
 sched::Schedule build_double_tree_allreduce(const Request& request) {
   const auto [first, second] = nccl_dtree(request.nranks);
-  const auto halves = sched::split_even(request.size, 2);
-  auto chunks = pipeline_chunks(0, halves[0].size, request.chunk_size);
+  const auto halves = split_parts(request, 2);
+  auto chunks = pipeline_chunks(0, halves[0].size, request.chunk_size, request.element_size);
   const auto count0 = static_cast<sched::ChunkId>(chunks.size());
-  const auto rest = pipeline_chunks(halves[1].offset, halves[1].size, request.chunk_size);
+  const auto rest = pipeline_chunks(halves[1].offset, halves[1].size, request.chunk_size, request.element_size);
   chunks.insert(chunks.end(), rest.begin(), rest.end());
   const auto total = static_cast<sched::ChunkId>(chunks.size());
   if (needs_scratch(first) || needs_scratch(second)) add_scratch_chunks(chunks);
-  sched::ScheduleBuilder b(sched::ScheduleHeader{sched::Collective::AllReduce, request.nranks, request.size, 0, 0},
+  sched::ScheduleBuilder b(schedule_header(request, sched::Collective::AllReduce),
                            std::move(chunks));
   emit_tree_flow(b, first, TreeFlow::AllReduce, TreeShare{0, count0, total, 0});
   emit_tree_flow(b, second, TreeFlow::AllReduce, TreeShare{count0, total - count0, total, 1});

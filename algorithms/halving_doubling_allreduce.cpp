@@ -7,17 +7,11 @@ namespace collsim::algo {
 
 sched::Schedule build_halving_doubling_allreduce(const Request& request) {
   const PowerOfTwoFold fold(request.nranks);
-  sched::ScheduleBuilder b(sched::Collective::AllReduce, request.nranks, request.size,
-                           sched::split_even(request.size, fold.p2));
+  sched::ScheduleBuilder b(schedule_header(request, sched::Collective::AllReduce), split_parts(request, fold.p2));
   // MPI_Sendrecv-style progress, which the α-β form of Thakur et al. assumes.
   b.order_steps_per_rank();
   const auto whole = static_cast<sched::ChunkId>(fold.p2);
-  std::uint32_t step = 1;
-  if (fold.folds()) {
-    for (sched::Rank i = 0; i < fold.r; ++i) send_chunks(b, 2 * i, 2 * i + 1, 0, whole, sched::Combine::Reduce, step);
-    b.add_phase("fold", step, step);
-    ++step;
-  }
+  std::uint32_t step = add_fold(b, fold, whole, 1);
   const auto blocks = one_chunk_blocks(fold);
   if (fold.log2p > 0) {
     const std::uint32_t halving = step;

@@ -7,17 +7,11 @@ namespace collsim::algo {
 
 sched::Schedule build_halving_doubling_reduce_scatter(const Request& request) {
   const PowerOfTwoFold fold(request.nranks);
-  sched::ScheduleBuilder b(sched::Collective::ReduceScatter, request.nranks, request.size,
-                           sched::split_even(request.size, request.nranks));
+  sched::ScheduleBuilder b(schedule_header(request, sched::Collective::ReduceScatter), split_parts(request, request.nranks));
   // MPI_Sendrecv-style progress, which the α-β form of Thakur et al. assumes.
   b.order_steps_per_rank();
   const auto parts = static_cast<sched::ChunkId>(request.nranks);
-  std::uint32_t step = 1;
-  if (fold.folds()) {
-    for (sched::Rank i = 0; i < fold.r; ++i) send_chunks(b, 2 * i, 2 * i + 1, 0, parts, sched::Combine::Reduce, step);
-    b.add_phase("fold", step, step);
-    ++step;
-  }
+  std::uint32_t step = add_fold(b, fold, parts, 1);
   if (fold.log2p > 0) {
     const std::uint32_t halving = step;
     step = recursive_halving(b, fold, blocks_of_parts(fold), step);

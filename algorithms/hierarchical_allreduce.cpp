@@ -10,7 +10,7 @@ sched::Schedule build_hierarchical_allreduce(const Request& request) {
   const sched::Rank n = request.nranks;
   const sched::Rank hosts = grid.hosts;
   const sched::Rank local = grid.ranks_per_host;
-  sched::ScheduleBuilder b(sched::Collective::AllReduce, n, request.size, sched::split_even(request.size, n));
+  sched::ScheduleBuilder b(schedule_header(request, sched::Collective::AllReduce), split_parts(request, n));
   const auto mod = [](std::int64_t x, sched::Rank m) { return static_cast<sched::Rank>(((x % m) + m) % m); };
   const auto sub_part = [hosts](sched::Rank part, sched::Rank k) -> sched::ChunkId { return part * hosts + k; };
   // One ring step inside every host: local rank l sends local part (l - shift) mod L, chunk by chunk.

@@ -11,13 +11,14 @@ namespace {
 
 // The chunk table: data chunk k = part k; then one scratch receive chunk per pushing participant
 // (N of them for an external server, N-1 for a rank server, which does not push to itself) for
-// each part size split_even produces: ceil(S/K) for parts below S mod K, floor(S/K) for the others.
+// each part size split_even produces (in elements when S is a whole number of them, else bytes):
+// the larger for parts below E mod K, the smaller for the others.
 // Servers are distinct ranks, so servers of parts of one size share the receive chunk ids.
 struct PsChunks {
   std::vector<sched::Chunk> chunks;
-  sched::ChunkId large_slots = 0;  // first receive chunk for parts of size ceil(S/K)
-  sched::ChunkId small_slots = 0;  // first receive chunk for parts of size floor(S/K)
-  std::uint32_t large_parts = 0;   // S mod K
+  sched::ChunkId large_slots = 0;  // first receive chunk for parts of the larger size
+  sched::ChunkId small_slots = 0;  // first receive chunk for parts of the smaller size
+  std::uint32_t large_parts = 0;   // parts of the larger size (E mod K, E = S in cut units)
   bool external = false;
 
   // The chunk in which the server of part k receives the push of participant w (w != k for a rank
@@ -27,10 +28,11 @@ struct PsChunks {
   }
 };
 
-PsChunks ps_chunks(Bytes size, std::uint32_t shards, sched::Rank n, bool external) {
+PsChunks ps_chunks(const Request& request, std::uint32_t shards, sched::Rank n, bool external) {
   PsChunks t;
-  t.chunks = sched::split_even(size, shards);
-  t.large_parts = static_cast<std::uint32_t>(size % shards);
+  t.chunks = split_parts(request, shards);
+  const Bytes unit = sched::cut_unit(request.size, request.element_size);
+  t.large_parts = static_cast<std::uint32_t>(request.size / unit % shards);
   t.external = external;
   const sched::Rank senders = external ? n : n - 1;
   Bytes offset = 0;
@@ -40,8 +42,10 @@ PsChunks ps_chunks(Bytes size, std::uint32_t shards, sched::Rank n, bool externa
       t.chunks.push_back(sched::Chunk{offset, bytes, sched::Buffer::Scratch, 0});
     return first;
   };
-  if (t.large_parts > 0) t.large_slots = add_slots(size / shards + 1);
-  if (t.large_parts < shards) t.small_slots = add_slots(size / shards);
+  const Bytes large = t.chunks.front().size;
+  const Bytes small = t.chunks.back().size;  // read before the receive slots are appended
+  if (t.large_parts > 0) t.large_slots = add_slots(large);
+  if (t.large_parts < shards) t.small_slots = add_slots(small);
   return t;
 }
 
@@ -54,8 +58,8 @@ sched::Schedule build_ps_allreduce(const Request& request) {
     throw std::invalid_argument(fmt::format(
         "ps: the number of servers (ps_shards) must be between 1 and the number of ranks N = {}, got {}", n, shards));
   const bool external = request.ps_external_server;
-  const auto table = ps_chunks(request.size, shards, n, external);
-  const sched::ScheduleHeader header{sched::Collective::AllReduce, n, request.size, 0, external ? shards : 0};
+  const auto table = ps_chunks(request, shards, n, external);
+  const sched::ScheduleHeader header = schedule_header(request, sched::Collective::AllReduce, external ? shards : 0);
   sched::ScheduleBuilder b(header, table.chunks);
   const auto server = [&](std::uint32_t k) -> sched::Rank { return external ? n + k : k; };
   // A rank server holds part k already; only the others push it and get it back.

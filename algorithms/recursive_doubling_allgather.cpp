@@ -7,8 +7,7 @@ namespace collsim::algo {
 
 sched::Schedule build_recursive_doubling_allgather(const Request& request) {
   const PowerOfTwoFold fold(request.nranks);
-  sched::ScheduleBuilder b(sched::Collective::AllGather, request.nranks, request.size,
-                           sched::split_even(request.size, request.nranks));
+  sched::ScheduleBuilder b(schedule_header(request, sched::Collective::AllGather), split_parts(request, request.nranks));
   // MPI_Sendrecv-style progress, which the α-β form of Thakur et al. assumes.
   b.order_steps_per_rank();
   const auto parts = static_cast<sched::ChunkId>(request.nranks);

@@ -15,15 +15,11 @@ sched::Schedule build_recursive_doubling_allreduce(const Request& request) {
   const PowerOfTwoFold fold(request.nranks);
   std::vector<sched::Chunk> chunks{sched::Chunk{0, request.size, sched::Buffer::Data, 0},
                                    sched::Chunk{0, request.size, sched::Buffer::Scratch, 0}};
-  sched::ScheduleBuilder b(sched::Collective::AllReduce, request.nranks, request.size, std::move(chunks));
+  sched::ScheduleBuilder b(schedule_header(request, sched::Collective::AllReduce), std::move(chunks));
   // MPI_Sendrecv-style progress, which the α-β form of Thakur et al. assumes.
   b.order_steps_per_rank();
-  std::uint32_t step = 1;
-  if (fold.folds()) {
-    for (sched::Rank i = 0; i < fold.r; ++i) b.send(2 * i, 2 * i + 1, kData, sched::Combine::Reduce, step);
-    b.add_phase("fold", step, step);
-    ++step;
-  }
+  static_assert(kData == 0, "add_fold sends chunks [0, 1): the data chunk");
+  std::uint32_t step = add_fold(b, fold, 1, 1);
   const std::uint32_t first_exchange = step;
   for (std::uint32_t m = 1; m <= fold.log2p; ++m, ++step) {
     const sched::Rank dist = sched::Rank{1} << (m - 1);

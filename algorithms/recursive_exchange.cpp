@@ -24,6 +24,13 @@ void send_chunks(sched::ScheduleBuilder& b, sched::Rank src, sched::Rank dst, sc
   for (sched::ChunkId c = first; c < last; ++c) b.send(src, c, dst, c, combine, step);
 }
 
+std::uint32_t add_fold(sched::ScheduleBuilder& b, const PowerOfTwoFold& fold, sched::ChunkId count, std::uint32_t step) {
+  if (!fold.folds()) return step;
+  for (sched::Rank i = 0; i < fold.r; ++i) send_chunks(b, 2 * i, 2 * i + 1, 0, count, sched::Combine::Reduce, step);
+  b.add_phase("fold", step, step);
+  return step + 1;
+}
+
 std::uint32_t recursive_halving(sched::ScheduleBuilder& b, const PowerOfTwoFold& fold,
                                 std::span<const sched::ChunkId> blocks, std::uint32_t first_step) {
   for (std::uint32_t m = 1; m <= fold.log2p; ++m) {

@@ -48,6 +48,11 @@ std::vector<sched::ChunkId> one_chunk_blocks(const PowerOfTwoFold& fold);
 void send_chunks(sched::ScheduleBuilder& b, sched::Rank src, sched::Rank dst, sched::ChunkId first,
                  sched::ChunkId last, sched::Combine combine, std::uint32_t step);
 
+/// The fold step of Thakur et al. 2005 when N is not a power of two: for i < r, rank 2i sends
+/// chunks [0, count) to rank 2i+1, which adds them into its own, all in step `step`, named "fold".
+/// Returns the next free step: step + 1, or `step` when N is a power of two (nothing to fold).
+std::uint32_t add_fold(sched::ScheduleBuilder& b, const PowerOfTwoFold& fold, sched::ChunkId count, std::uint32_t step);
+
 /// Recursive-halving reduce-scatter among the core ranks (Thakur et al. 2005): in
 /// step m = 1..L, core rank j exchanges with core rank j XOR p'/2^m, keeps the half of its current
 /// range of blocks that holds block j and sends the other half, which the partner adds into its

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/schedule/builder.hpp"
 #include "sim/schedule/schedule.hpp"
 
 namespace collsim::algo {
@@ -26,11 +27,23 @@ struct Request {
   Bytes chunk_size = Bytes{512} << 10;   ///< pipelining unit of tree algorithms (--chunk-size)
   std::uint32_t ps_shards = 1;           ///< ps: number of servers the keys are spread over
   bool ps_external_server = false;       ///< ps: servers are helper ranks (nodes outside the GPUs)
+  /// Bytes per element of the data type (--dtype; 4 = float32, nccl-tests' default -d float).
+  /// Buffers are cut into parts and pipeline chunks of whole elements when S is a multiple of it,
+  /// as NCCL counts in elements; otherwise in bytes (sched::split_even).
+  Bytes element_size = 4;
   /// The host (machine, cluster node) of each rank: rank r runs on host hosts[r], hosts numbered
   /// 0, 1, .. in order of first appearance. Empty when unknown (the topology names no hosts), else
   /// of size nranks. Only hierarchical uses it (see host_grid.hpp); other algorithms ignore it.
   std::vector<std::uint32_t> hosts{};
 };
+
+/// The schedule header for `request` building `collective`: its N, S and element size, the root
+/// for broadcast and reduce (0 otherwise), and `helpers` extra ranks.
+sched::ScheduleHeader schedule_header(const Request& request, sched::Collective collective, sched::Rank helpers = 0);
+
+/// S cut into `parts` parts of whole elements when S is a multiple of the element size, else of
+/// bytes: sched::split_even(request.size, parts, request.element_size).
+std::vector<sched::Chunk> split_parts(const Request& request, std::uint32_t parts);
 
 struct AlgorithmInfo {
   std::string_view name;  ///< command-line name, e.g. "ring"
@@ -40,6 +53,8 @@ struct AlgorithmInfo {
   std::string_view steps = {};           ///< step count as a formula, e.g. "2(N-1)"
   std::string_view bytes_per_rank = {};  ///< bytes sent by the busiest rank as a formula
   std::string_view options = {};         ///< flags it takes and limits it has, "" for none
+  /// Its closed-form α-β time as a formula (closed_form.hpp; a = α, B, P = ceil(S/N), ...), or "".
+  std::string_view closed_form = {};
 };
 
 /// Thrown for an unknown algorithm or an unsupported (algorithm, collective) pair; the message

@@ -6,7 +6,7 @@ namespace collsim::algo {
 
 sched::Schedule build_ring_allgather(const Request& request) {
   const sched::Rank n = request.nranks;
-  sched::ScheduleBuilder b(sched::Collective::AllGather, n, request.size, sched::split_even(request.size, n));
+  sched::ScheduleBuilder b(schedule_header(request, sched::Collective::AllGather), split_parts(request, n));
   // (r + 1 + n - s) mod n is (r - s + 1) mod n without negative intermediates (s < n).
   for (std::uint32_t s = 1; s < n; ++s)
     for (sched::Rank r = 0; r < n; ++r) b.send(r, (r + 1) % n, (r + 1 + n - s) % n, sched::Combine::Copy, s);

@@ -6,7 +6,7 @@ namespace collsim::algo {
 
 sched::Schedule build_ring_allreduce(const Request& request) {
   const sched::Rank n = request.nranks;
-  sched::ScheduleBuilder b(sched::Collective::AllReduce, n, request.size, sched::split_even(request.size, n));
+  sched::ScheduleBuilder b(schedule_header(request, sched::Collective::AllReduce), split_parts(request, n));
   const auto chunk = [n](std::int64_t c) { return static_cast<sched::ChunkId>(((c % n) + n) % n); };
   for (std::uint32_t s = 1; s < n; ++s)
     for (sched::Rank r = 0; r < n; ++r)

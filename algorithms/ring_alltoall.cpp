@@ -14,9 +14,9 @@ sched::ChunkId scratch_chunk(sched::Rank n, std::uint32_t set, sched::Rank dista
 }
 
 /// alltoall_chunks plus the 2(N-2) scratch chunks of the two transit sets (none for N <= 2).
-std::vector<sched::Chunk> ring_alltoall_chunks(sched::Rank n, Bytes size) {
-  auto chunks = alltoall_chunks(n, size);
-  const Bytes block = size / n;
+std::vector<sched::Chunk> ring_alltoall_chunks(sched::Rank n, Bytes size, Bytes element_size) {
+  auto chunks = alltoall_chunks(n, size, element_size);
+  const Bytes block = chunks.front().size;
   const std::uint32_t scratch = n > 2 ? 2 * (n - 2) : 0;
   for (std::uint32_t i = 0; i < scratch; ++i)
     chunks.push_back(sched::Chunk{i * block, block, sched::Buffer::Scratch, 0});
@@ -27,7 +27,7 @@ std::vector<sched::Chunk> ring_alltoall_chunks(sched::Rank n, Bytes size) {
 
 sched::Schedule build_ring_alltoall(const Request& request) {
   const sched::Rank n = request.nranks;
-  sched::ScheduleBuilder b(sched::Collective::AllToAll, n, request.size, ring_alltoall_chunks(n, request.size));
+  sched::ScheduleBuilder b(schedule_header(request, sched::Collective::AllToAll), ring_alltoall_chunks(n, request.size, request.element_size));
   for (sched::Rank r = 0; r < n; ++r)
     b.send(r, alltoall_data_chunk(r), r, alltoall_output_chunk(n, r), sched::Combine::Copy, 1);
   for (std::uint32_t s = 1; s < n; ++s) {

@@ -1,21 +1,12 @@
 #include "algorithms/ring_reduce.hpp"
 
-#include "algorithms/chunk_tables.hpp"
-#include "sim/schedule/builder.hpp"
+#include "algorithms/ring_chain.hpp"
 
 namespace collsim::algo {
 
 sched::Schedule build_ring_reduce(const Request& request) {
-  const sched::Rank n = request.nranks;
-  auto chunks = pipeline_chunks(0, request.size, request.chunk_size);
-  const auto nchunks = static_cast<sched::ChunkId>(chunks.size());
-  sched::ScheduleBuilder b({sched::Collective::Reduce, n, request.size, request.root, 0}, std::move(chunks));
-  // Chain rank N-1 is the root itself.
-  const auto chain = [&](sched::Rank k) { return (request.root + 1 + k) % n; };
-  // Chunk-major order, so that a rank's receive of chunk c is emitted before its forward of c.
-  for (sched::ChunkId c = 0; c < nchunks; ++c)
-    for (sched::Rank k = 0; k + 1 < n; ++k) b.send(chain(k), chain(k + 1), c, sched::Combine::Reduce, k + c + 1);
-  return std::move(b).build("ring");
+  // The chain starts after the root and ends at it (chain rank N-1); each rank adds and forwards.
+  return build_ring_chain(request, sched::Collective::Reduce, request.root + 1, sched::Combine::Reduce);
 }
 
 }  // namespace collsim::algo

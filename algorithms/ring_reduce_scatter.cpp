@@ -6,7 +6,7 @@ namespace collsim::algo {
 
 sched::Schedule build_ring_reduce_scatter(const Request& request) {
   const sched::Rank n = request.nranks;
-  sched::ScheduleBuilder b(sched::Collective::ReduceScatter, n, request.size, sched::split_even(request.size, n));
+  sched::ScheduleBuilder b(schedule_header(request, sched::Collective::ReduceScatter), split_parts(request, n));
   // (r + n - s) mod n is (r - s) mod n without negative intermediates (s < n).
   for (std::uint32_t s = 1; s < n; ++s)
     for (sched::Rank r = 0; r < n; ++r) b.send(r, (r + 1) % n, (r + n - s) % n, sched::Combine::Reduce, s);

@@ -93,4 +93,16 @@ void add_allreduce_phases(sched::ScheduleBuilder& b, std::uint32_t height, std::
   b.add_phase("broadcast", height + chunks, 2 * height + chunks - 1);
 }
 
+sched::Schedule build_one_tree(const Request& request, sched::Collective collective, const Tree& tree, TreeFlow flow) {
+  auto chunks = pipeline_chunks(0, request.size, request.chunk_size, request.element_size);
+  const auto count = static_cast<sched::ChunkId>(chunks.size());
+  // Going down, every child gets its own copy of the parent's chunk: only reductions need scratch.
+  const bool scratch = flow != TreeFlow::Broadcast && needs_scratch(tree);
+  if (scratch) add_scratch_chunks(chunks);
+  sched::ScheduleBuilder b(schedule_header(request, collective), std::move(chunks));
+  emit_tree_flow(b, tree, flow, TreeShare{0, count, scratch ? count : 0, 0});
+  if (flow == TreeFlow::AllReduce) add_allreduce_phases(b, tree_height(tree), count);
+  return std::move(b).build("tree");
+}
+
 }  // namespace collsim::algo

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "algorithms/nccl_trees.hpp"
+#include "algorithms/registry.hpp"
 #include "sim/schedule/builder.hpp"
 
 namespace collsim::algo {
@@ -57,6 +58,13 @@ void emit_tree_flow(sched::ScheduleBuilder& b, const Tree& tree, TreeFlow flow, 
 /// The step count of `flow` over a tree of height `height` with `chunks` >= 1 pipeline chunks:
 /// reduce and broadcast height + chunks - 1, all-reduce 2·height + chunks - 1; 0 when height is 0.
 std::uint32_t tree_flow_steps(TreeFlow flow, std::uint32_t height, std::uint32_t chunks) noexcept;
+
+/// The schedule of `flow` over one tree (tree, reduce, broadcast and all-reduce): the request's
+/// buffer in pipeline chunks (plus scratch chunks when the flow reduces over a tree that needs
+/// them), the ops of emit_tree_flow on channel 0, the all-reduce phases, named "tree".
+/// `collective` names what `flow` computes (its header takes the request's root for broadcast and
+/// reduce; `tree` must already be rooted there).
+sched::Schedule build_one_tree(const Request& request, sched::Collective collective, const Tree& tree, TreeFlow flow);
 
 /// Names the steps of a pipelined tree all-reduce: "reduce" (1..D, only chunks going up),
 /// "reduce + broadcast" (D+1..D+C-1, both ways, when C > 1) and "broadcast" (D+C..2D+C-1).

@@ -27,6 +27,7 @@ int run_algorithms(const AlgorithmsOptions& o, std::ostream& out) {
                       {"steps", a.steps},
                       {"bytes_sent_per_rank_max", a.bytes_per_rank},
                       {"options", a.options},
+                      {"closed_form", a.closed_form},
                       {"description", a.description}});
     out << list.dump(2) << "\n";
     return kExitOk;
@@ -42,6 +43,15 @@ int run_algorithms(const AlgorithmsOptions& o, std::ostream& out) {
   row("algorithm", "collective", "steps", "bytes sent (busiest rank)", "options and notes");
   for (const auto& a : registry.all())
     row(a.name, sched::collective_name(a.collective), a.steps, a.bytes_per_rank, a.options);
+  out << "\nClosed-form times (alpha-beta, shown as closed_form_us by simulate; algorithms/closed_form.hpp):\n"
+         "a = latency and B = bandwidth of a GPU-to-GPU route, P = ceil(S/N) (the largest part), b = floor(S/N)\n"
+         "(the all-to-all block), both in whole elements of --dtype when S is a multiple of its size; c = pipeline\n"
+         "chunk, C = ceil(S/c); one port = each GPU reaches its peers through one link (a switch), else one link\n"
+         "per peer (fully connected). Exact there for unpipelined forms, within a chunk time per hop for\n"
+         "pipelined ones (double-tree: within 2D(a + c/B) where its trees share a link); >= marks a lower\n"
+         "bound; hierarchical (a', B' between hosts) is an upper bound.\n";
+  for (const auto& a : registry.all())
+    out << fmt::format("  {} {}: {}\n", a.name, sched::collective_name(a.collective), a.closed_form);
   out << "\nSources:\n";
   for (const auto& a : registry.all())
     out << fmt::format("  {} {}: {}\n", a.name, sched::collective_name(a.collective), a.description);

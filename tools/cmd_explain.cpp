@@ -26,6 +26,7 @@ int run_explain(const ExplainOptions& o, std::ostream& out) {
   const std::uint32_t elements = parse_count("--elements", o.elements, 1, 100000);
   // One byte per element: the schedule cuts elements exactly as it cuts bytes.
   algo::Request request = o.algorithm.request(ranks, elements);
+  request.element_size = 1;
   if (!o.nodes.empty()) {
     const std::uint32_t nodes = parse_count("--nodes", o.nodes, 1, ranks);
     if (ranks % nodes != 0)

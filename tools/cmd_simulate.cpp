@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -25,17 +26,30 @@
 namespace collsim::cli {
 namespace {
 
-// The fabric as the closed forms see it: the route between the first two ranks, and whether a GPU
-// reaches its peers through one port (a switch) or through a link per peer.
-algo::AlphaBeta fabric_alpha_beta(const topo::Topology& topology, std::span<const topo::NodeId> ranks) {
+// The fabric as the closed forms see it: the route between the first two ranks, whether a GPU
+// reaches its peers through one port (a switch) or through a link per peer, and, when the ranks
+// span hosts, the route from rank 0 to the same local rank of the next host and how many of the
+// first host's ranks share one link on their way there (its L on --nodes K: one uplink per host).
+algo::AlphaBeta fabric_alpha_beta(const topo::Topology& topology, std::span<const topo::NodeId> ranks,
+                                  const algo::Request& request) {
   if (ranks.size() < 2) return {};
   topo::RouteCache routes(topology);
   const topo::Route& r = routes.get(ranks[0], ranks[1]);
   std::size_t ports = 0;
   for (const auto& l : topology.links()) ports += l.from == ranks[0] ? 1 : 0;
-  return algo::AlphaBeta{r.latency, r.bottleneck, ports == 1};
+  algo::AlphaBeta fabric{r.latency, r.bottleneck, ports == 1};
+  const auto& hosts = request.hosts;
+  std::size_t local = 0;  // ranks on the first host, consecutive from rank 0
+  while (local < hosts.size() && hosts[local] == hosts[0]) ++local;
+  if (local == 0 || local >= hosts.size() || 2 * local > ranks.size()) return fabric;
+  const topo::Route& net = routes.get(ranks[0], ranks[local]);
+  std::map<topo::LinkId, std::uint32_t> users;
+  std::uint32_t sharing = 1;
+  for (std::size_t l = 0; l < local; ++l)
+    for (topo::LinkId id : routes.get(ranks[l], ranks[local + l]).links) sharing = std::max(sharing, ++users[id]);
+  fabric.inter_host = algo::HostNetwork{net.latency, net.bottleneck, sharing};
+  return fabric;
 }
-
 
 // Flags that describe what to build; a schedule file already says all of it.
 constexpr std::array kBuildFlags{"--collective", "--algorithm",  "--size",     "--ranks",
@@ -61,11 +75,6 @@ void place_helpers(const topo::Topology& topology, const std::vector<std::string
   }
 }
 
-// True when the request's ranks run on more than one host.
-bool on_several_hosts(const algo::Request& request) {
-  return std::any_of(request.hosts.begin(), request.hosts.end(), [](std::uint32_t h) { return h > 0; });
-}
-
 // A built-in algorithm, from the flags.
 Plan build_plan(const SimulateOptions& o) {
   // Checked here rather than by CLI11, so that a mistyped flag (--siz) is reported as such first.
@@ -85,6 +94,7 @@ Plan build_plan(const SimulateOptions& o) {
           fmt::format("--ranks: found {}, but topology {} has only {} GPUs", ranks, topology.name(), gpus.size()));
   }
   algo::Request request = o.algorithm.request(ranks, size);
+  request.element_size = o.verify.element_size();
   std::vector<topo::NodeId> rank_to_node(gpus.begin(), gpus.begin() + ranks);
   // Algorithms never see the topology; the hierarchical one learns which ranks share a host here.
   request.hosts = topo::host_indices(topology, rank_to_node);
@@ -135,11 +145,11 @@ std::unique_ptr<net::NetworkModel> make_network(const SimulateOptions& o, const 
 // The summary of a run of `plan`, with the algorithm's closed form where it has one.
 sim::Summary summarize_plan(const Plan& plan, const sim::Result& result, std::string_view network) {
   sim::Summary summary = sim::summarize(plan.schedule, plan.topology, plan.rank_to_node, result, std::string(network));
-  // The closed forms see one uniform fabric (one α, one B); ranks on several hosts have two, the
-  // host's and the network's, so a single-fabric form would be wrong there and none is given.
-  if (plan.request && !on_several_hosts(*plan.request))
+  // Ranks on several hosts see two fabrics (the host's and the network's); closed_form_time gives
+  // a form there only for the algorithm built for it (hierarchical).
+  if (plan.request)
     summary.closed_form = algo::closed_form_time(plan.schedule.algorithm, *plan.request,
-                                                 fabric_alpha_beta(plan.topology, plan.rank_to_node));
+                                                 fabric_alpha_beta(plan.topology, plan.rank_to_node, *plan.request));
   return summary;
 }
 

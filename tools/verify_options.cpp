@@ -13,26 +13,35 @@ void VerifyOptions::add_to(CLI::App& cmd) {
                "prints `verified`, or the first wrong rank, chunk and element and exits 1. Every element up to "
                "S = 16 MiB; above, the first and last element of every chunk plus a symbolic replay");
   add_value(cmd, "--dtype", dtype,
-            "With --verify: element type float32 (default), float64, float16, bfloat16, int32, uint8. uint8 is used "
-            "when S or a chunk boundary is not a multiple of the element size");
+            "Element type float32 (default, as nccl-tests' -d float), float64, float16, bfloat16, int32, uint8. "
+            "Algorithms cut S into parts and chunks of whole elements when S is a multiple of its size (as NCCL "
+            "counts in elements), else of bytes. With --verify, the replay uses it; uint8 when S or a chunk "
+            "boundary is not a multiple of the element size");
   add_value(cmd, "--op", op, "With --verify: reduction sum (default), min, max or prod");
 }
 
+namespace {
+
+validation::DType parsed_dtype(const std::string& text) {
+  if (text.empty()) return validation::DType::Float32;
+  const auto t = validation::parse_dtype(text);
+  if (!t) throw UsageError(fmt::format("--dtype: found \"{}\", expected one of: {}", text, validation::dtype_names_list()));
+  return *t;
+}
+
+}  // namespace
+
+Bytes VerifyOptions::element_size() const { return validation::dtype_size(parsed_dtype(dtype)); }
+
 std::optional<validation::ReplayOptions> VerifyOptions::replay_options() const {
   validation::ReplayOptions r;
-  if (!dtype.empty()) {
-    const auto t = validation::parse_dtype(dtype);
-    if (!t)
-      throw UsageError(fmt::format("--dtype: found \"{}\", expected one of: {}", dtype, validation::dtype_names_list()));
-    r.dtype = *t;
-  }
+  r.dtype = parsed_dtype(dtype);
   if (!op.empty()) {
     const auto o = validation::parse_reduce_op(op);
     if (!o) throw UsageError(fmt::format("--op: found \"{}\", expected one of: sum, min, max, prod", op));
     r.op = *o;
   }
   if (!verify) {
-    if (!dtype.empty()) throw UsageError("--dtype: only used with --verify; add --verify");
     if (!op.empty()) throw UsageError("--op: only used with --verify; add --verify");
     return std::nullopt;
   }

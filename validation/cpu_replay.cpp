@@ -135,7 +135,7 @@ ReplayReport replay_on_cpu(const sched::Schedule& s, const ReplayOptions& option
     return report;
   }
 
-  const Bytes data_bytes = sched::effective_size(s.collective, s.nranks, s.size);
+  const Bytes data_bytes = sched::effective_size(s.collective, s.nranks, s.size, s.element_size);
   if (auto why = misalignment(s, data_bytes, options.dtype)) {
     report.dtype = DType::UInt8;
     const bool modular = options.op == ReduceOp::Sum || options.op == ReduceOp::Prod;

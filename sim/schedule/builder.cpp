@@ -7,14 +7,16 @@
 
 namespace collsim::sched {
 
-std::vector<Chunk> split_even(Bytes total, std::uint32_t parts) {
+std::vector<Chunk> split_even(Bytes total, std::uint32_t parts, Bytes element_size) {
   if (parts == 0) throw std::invalid_argument("split_even: parts must be at least 1");
+  if (element_size == 0) throw std::invalid_argument("split_even: the element size must be at least 1 byte");
   std::vector<Chunk> chunks(parts);
-  const Bytes base = total / parts;
-  const Bytes extra = total % parts;
+  const Bytes unit = cut_unit(total, element_size);
+  const Bytes base = total / unit / parts;
+  const Bytes extra = total / unit % parts;
   Bytes offset = 0;
   for (std::uint32_t i = 0; i < parts; ++i) {
-    const Bytes size = base + (i < extra ? 1 : 0);
+    const Bytes size = (base + (i < extra ? 1 : 0)) * unit;
     chunks[i] = Chunk{offset, size, Buffer::Data, i};
     offset += size;
   }
@@ -54,6 +56,8 @@ ScheduleBuilder::ScheduleBuilder(const ScheduleHeader& h, std::vector<Chunk> chu
   schedule_.helpers = h.helpers;
   schedule_.root = h.root;
   schedule_.size = h.size;
+  if (h.element_size == 0) throw std::invalid_argument("ScheduleBuilder: the element size must be at least 1 byte");
+  schedule_.element_size = cut_unit(h.size, h.element_size);
   schedule_.chunks = std::move(chunks);
   schedule_.dep_offsets.push_back(0);
   slots_.resize(static_cast<std::size_t>(slots));

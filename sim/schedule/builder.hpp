@@ -18,6 +18,7 @@ struct ScheduleHeader {
   Bytes size = 0;
   Rank root = 0;
   Rank helpers = 0;
+  Bytes element_size = 1;  ///< unit of the parts; stored as cut_unit(size, element_size) (Schedule::element_size)
 };
 
 /// Collects ops in program order and derives each op's dependencies from the (rank, chunk) slots
@@ -33,7 +34,7 @@ class ScheduleBuilder {
   /// ring all-reduce).
   static constexpr std::uint64_t kMaxSlots = std::uint64_t{1} << 24;
 
-  /// `chunks` is the cut of every rank's buffer; usually split_even(size, nranks).
+  /// `chunks` is the cut of every rank's buffer; usually split_even(size, nranks, element_size).
   /// Throws std::length_error when ranks × chunks exceeds kMaxSlots, std::invalid_argument for
   /// no participant or a root out of range.
   ScheduleBuilder(const ScheduleHeader& header, std::vector<Chunk> chunks);

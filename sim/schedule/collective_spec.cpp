@@ -6,13 +6,18 @@
 
 namespace collsim::sched {
 
-Bytes effective_size(Collective collective, Rank nranks, Bytes size) noexcept {
-  return collective == Collective::AllToAll ? size / nranks * nranks : size;
+Bytes alltoall_block(Rank nranks, Bytes size, Bytes element_size) noexcept {
+  const Bytes unit = cut_unit(size, element_size);
+  return size / unit / nranks * unit;
+}
+
+Bytes effective_size(Collective collective, Rank nranks, Bytes size, Bytes element_size) noexcept {
+  return collective == Collective::AllToAll ? alltoall_block(nranks, size, element_size) * nranks : size;
 }
 
 CollectiveSpec::CollectiveSpec(const Schedule& s) : schedule_(s) {
-  const Bytes total = effective_size(s.collective, s.nranks, s.size);
-  const auto parts = split_even(total, s.nranks);
+  const Bytes total = effective_size(s.collective, s.nranks, s.size, s.element_size);
+  const auto parts = split_even(total, s.nranks, s.element_size);
   // All-reduce, broadcast and reduce treat the buffer as one whole; parts name nothing there.
   const bool parts_matter = s.collective == Collective::ReduceScatter || s.collective == Collective::AllGather ||
                             s.collective == Collective::AllToAll;
@@ -39,8 +44,8 @@ CollectiveSpec::CollectiveSpec(const Schedule& s) : schedule_(s) {
   check_tiling(Buffer::Data, "data");
   if (s.collective != Collective::AllToAll) return;
   check_tiling(Buffer::Output, "output");
-  // Output part q of rank r receives rank q's data block r; block sizes are all floor(S/N).
-  const Bytes block = s.size / s.nranks;
+  // Output part q of rank r receives rank q's data block r; blocks all have alltoall_block bytes.
+  const Bytes block = alltoall_block(s.nranks, s.size, s.element_size);
   alltoall_source_.assign(s.chunks.size(), 0);
   for (ChunkId o = 0; o < s.chunks.size(); ++o) {
     if (s.chunks[o].buffer != Buffer::Output || s.chunks[o].size == 0) continue;
@@ -103,7 +108,7 @@ std::optional<Content> CollectiveSpec::required(Rank rank, ChunkId chunk) const 
       // The sender is rank `part`; the data chunk it sends is the one at the same place in its
       // block for this rank, which has part == rank.
       const ChunkId base = alltoall_source_[chunk];
-      const Bytes block = schedule_.size / schedule_.nranks;
+      const Bytes block = alltoall_block(schedule_.nranks, schedule_.size, schedule_.element_size);
       const Bytes want = schedule_.chunks[base].offset - schedule_.chunks[base].part * block + rank * block;
       for (ChunkId c = 0; c < schedule_.chunks.size(); ++c) {
         const Chunk& d = schedule_.chunks[c];

@@ -35,8 +35,8 @@ using Content = std::vector<Contribution>;
 class CollectiveSpec {
  public:
   /// Checks that the chunk table fits the collective: data chunks tile [0, S') in order (S' = S,
-  /// or N·floor(S/N) for all-to-all as nccl-tests counts it), each inside the split_even part it
-  /// names; all-to-all output chunks mirror the data chunks. Throws std::invalid_argument.
+  /// or N·alltoall_block for all-to-all as nccl-tests counts it), each inside the part it names
+  /// of split_even(S', N, schedule.element_size); all-to-all output chunks mirror the data chunks. Throws std::invalid_argument.
   explicit CollectiveSpec(const Schedule& schedule);
 
   /// The slot's content before the collective; nullopt when undefined (garbage).
@@ -50,8 +50,12 @@ class CollectiveSpec {
   std::vector<ChunkId> alltoall_source_;  // output chunk -> data chunk at the same place in the sender's block
 };
 
+/// Bytes of the all-to-all block each rank sends each peer: floor(S/N) counted in elements of
+/// `element_size` bytes when S is a multiple of it (as nccl-tests' per-peer count), else in bytes.
+Bytes alltoall_block(Rank nranks, Bytes size, Bytes element_size = 1) noexcept;
+
 /// The bytes of the data buffer a collective really moves: S, except all-to-all, where each rank
-/// sends floor(S/N) bytes to every rank as nccl-tests does (its count is per-peer).
-Bytes effective_size(Collective collective, Rank nranks, Bytes size) noexcept;
+/// sends alltoall_block bytes to every rank as nccl-tests does (its count is per-peer).
+Bytes effective_size(Collective collective, Rank nranks, Bytes size, Bytes element_size = 1) noexcept;
 
 }  // namespace collsim::sched

@@ -2,8 +2,9 @@
 // a built-in algorithm made (collsim simulate --save-schedule / --schedule).
 //
 // The format ("collsim-schedule-1") is documented by sim/schedule/schedule.schema.json and the
-// README. In short: a header (algorithm, collective, ranks, helpers, root, size_bytes), an optional
-// chunk table (default: split_even(size_bytes, ranks) data chunks), optional phases, and `ops`,
+// README. In short: a header (algorithm, collective, ranks, helpers, root, size_bytes,
+// element_size_bytes), an optional chunk table (default: split_even(size_bytes, ranks,
+// element_size_bytes) data chunks), optional phases, and `ops`,
 // each {src, dst, chunk | src_chunk + dst_chunk, combine, step, channel?, deps?}.
 //
 // Dependencies: when no op has `deps`, they are inferred from data flow in file order, exactly as
@@ -46,8 +47,8 @@ class ScheduleFileError : public std::runtime_error {
 
 /// Writes `schedule` as JSON to `out`: one op, chunk or phase per line, keys in a fixed order, so
 /// the text is deterministic and diffs well. Omits what reading restores by default: `helpers` when
-/// 0, `root` unless the collective is broadcast or reduce, `chunks` when they are
-/// split_even(size, ranks), `channel` when 0, and every op's `deps` when inferring them in file
+/// 0, `root` unless the collective is broadcast or reduce, `element_size_bytes` when 1, `chunks`
+/// when they are split_even(size, ranks, element_size), `channel` when 0, and every op's `deps` when inferring them in file
 /// order gives exactly the schedule's dependencies (true for everything ScheduleBuilder makes).
 /// Reading the text back gives a schedule equal to `schedule`.
 void write_schedule_json(const Schedule& schedule, std::ostream& out);

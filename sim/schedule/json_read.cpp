@@ -6,7 +6,6 @@
 #include <fstream>
 #include <limits>
 #include <optional>
-#include <set>
 #include <sstream>
 #include <string>
 #include <unordered_set>
@@ -16,6 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/json/strict_json.hpp"
 #include "sim/schedule/builder.hpp"
 #include "sim/schedule/explicit_deps.hpp"
 
@@ -24,162 +24,18 @@ namespace {
 
 using nlohmann::json;
 
-// Formats a JSON value briefly for "found ..." in messages.
-std::string brief(const json& v) {
-  std::string s = v.dump();
-  if (s.size() > 60) s = s.substr(0, 57) + "...";
-  return s;
-}
+using strictjson::brief;
 
-// 1-based line and column of byte offset `pos` in `text`.
-std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size_t pos) {
-  pos = std::min(pos, text.size());
-  std::size_t line = 1, col = 1;
-  for (std::size_t i = 0; i < pos; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return {line, col};
-}
-
-// A schedule is three levels deep; deeper documents are not schedules, and unbounded nesting
-// would exhaust the stack when a value is printed in a message.
-constexpr int kMaxDepth = 32;
-
-// A first, DOM-free pass that rejects what nlohmann accepts silently: a key given twice in one
-// object (the last would win) and absurd nesting; syntax errors surface here with their position.
-// (nlohmann's parser callback would do the same in one pass, but its end_object scans the whole
-// parent array for discarded values, which is quadratic in the number of ops.)
-class Strictness : public nlohmann::json_sax<json> {
- public:
-  explicit Strictness(std::string_view where) : where_(where) {}
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override {
-    keys_.emplace_back();
-    return enter();
-  }
-  bool key(string_t& key) override {
-    if (!keys_.back().insert(key).second)
-      throw ScheduleFileError(
-          fmt::format("{}: invalid JSON: key \"{}\" appears twice in one object, expected it once", where_, key));
-    return true;
-  }
-  bool end_object() override {
-    keys_.pop_back();
-    --depth_;
-    return true;
-  }
-  bool start_array(std::size_t) override { return enter(); }
-  bool end_array() override {
-    --depth_;
-    return true;
-  }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
-    // Rethrown as the concrete type, so that parse_strict() reports the position.
-    if (const auto* pe = dynamic_cast<const json::parse_error*>(&e)) throw *pe;
-    if (const auto* oe = dynamic_cast<const json::out_of_range*>(&e)) throw *oe;
-    throw ScheduleFileError(fmt::format("{}: invalid JSON: {}", where_, e.what()));
-  }
-
- private:
-  bool enter() {
-    if (++depth_ > kMaxDepth)
-      throw ScheduleFileError(fmt::format("{}: invalid JSON: nested deeper than {} levels", where_, kMaxDepth));
-    return true;
-  }
-  std::string where_;
-  int depth_ = 0;
-  std::vector<std::set<std::string>> keys_;
-};
-
+// Strict JSON (sim/json/strict_json.hpp), its errors as ScheduleFileError.
 json parse_strict(std::string_view text, std::string_view where) {
   try {
-    Strictness strict(where);
-    (void)json::sax_parse(text, &strict);
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    // nlohmann's byte is one past the offending character.
-    const auto [line, col] = line_column(text, e.byte == 0 ? 0 : e.byte - 1);
-    std::string detail = e.what();
-    if (auto p = detail.find("column"); p != std::string::npos) {
-      if (auto q = detail.find(": ", p); q != std::string::npos) detail = detail.substr(q + 2);
-    }
-    throw ScheduleFileError(fmt::format("{}:{}:{}: invalid JSON: {}", where, line, col, detail));
-  } catch (const json::exception& e) {
-    // e.g. out_of_range 406, a number too large for a double: no position is given.
-    std::string detail = e.what();
-    if (auto p = detail.find("] "); p != std::string::npos) detail = detail.substr(p + 2);
-    throw ScheduleFileError(fmt::format("{}: invalid JSON: {}", where, detail));
+    return strictjson::parse_strict(text, where);
+  } catch (const strictjson::JsonSyntaxError& e) {
+    throw ScheduleFileError(e.what());
   }
 }
 
-class Reader {
- public:
-  explicit Reader(std::string_view where) : where_(where) {}
-
-  [[noreturn]] void fail(const std::string& path, const std::string& msg) const {
-    throw ScheduleFileError(fmt::format("{}: {}: {}", where_, path.empty() ? "/" : path, msg));
-  }
-
-  void only_keys(const json& obj, const std::string& path, std::initializer_list<std::string_view> allowed) const {
-    for (const auto& [key, value] : obj.items()) {
-      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-        fail(path + "/" + key, fmt::format("unknown key \"{}\", expected one of: {}", key, fmt::join(allowed, ", ")));
-    }
-  }
-
-  const json& member(const json& obj, const std::string& path, const char* key, std::string_view expected) const {
-    auto it = obj.find(key);
-    if (it == obj.end()) fail(path, fmt::format("missing key \"{}\" ({})", key, expected));
-    return *it;
-  }
-
-  const json* optional(const json& obj, const char* key) const {
-    auto it = obj.find(key);
-    return it == obj.end() ? nullptr : &*it;
-  }
-
-  const json& object_at(const json& v, const std::string& path, std::string_view expected) const {
-    if (!v.is_object()) fail(path, fmt::format("found {}, expected {}", brief(v), expected));
-    return v;
-  }
-
-  const json& array_at(const json& v, const std::string& path, std::string_view expected) const {
-    if (!v.is_array()) fail(path, fmt::format("found {}, expected {}", brief(v), expected));
-    return v;
-  }
-
-  std::string string_at(const json& v, const std::string& path, std::string_view expected) const {
-    if (!v.is_string() || v.get_ref<const std::string&>().empty())
-      fail(path, fmt::format("found {}, expected {}", brief(v), expected));
-    const auto& s = v.get_ref<const std::string&>();
-    // Names end up in tables and one-line messages: no control characters.
-    if (std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
-      fail(path, fmt::format("found {}, expected {} without control characters", brief(v), expected));
-    return s;
-  }
-
-  /// A whole number in [min, max]; `what` says what it is ("a rank", "a step").
-  std::uint64_t uint_at(const json& v, const std::string& path, std::uint64_t min, std::uint64_t max,
-                        std::string_view what) const {
-    if (!v.is_number_unsigned() || v.get<std::uint64_t>() < min || v.get<std::uint64_t>() > max)
-      fail(path, fmt::format("found {}, expected {}: a whole number from {} to {}", brief(v), what, min, max));
-    return v.get<std::uint64_t>();
-  }
-
- private:
-  std::string where_;
-};
+using Reader = strictjson::Reader<ScheduleFileError>;
 
 constexpr std::uint64_t kU32 = std::numeric_limits<std::uint32_t>::max();
 constexpr std::uint64_t kU64 = std::numeric_limits<std::uint64_t>::max();
@@ -284,7 +140,7 @@ Schedule parse_schedule_json(std::string_view text, std::string_view where) {
   rd.object_at(doc, "", "a schedule object with \"format\", \"collective\", \"ranks\", \"size_bytes\" and \"ops\"");
   rd.only_keys(doc, "",
                {"$schema", "description", "format", "algorithm", "collective", "ranks", "helpers", "root", "size_bytes",
-                "chunks", "phases", "ops"});
+                "element_size_bytes", "chunks", "phases", "ops"});
   if (const json* v = rd.optional(doc, "$schema")) (void)rd.string_at(*v, "/$schema", "a string (the schema's URL)");
   if (const json* v = rd.optional(doc, "description")) (void)rd.string_at(*v, "/description", "a non-empty string");
 
@@ -314,6 +170,14 @@ Schedule parse_schedule_json(std::string_view text, std::string_view where) {
   }
   s.size = rd.uint_at(rd.member(doc, "", "size_bytes", "S in bytes, as nccl-tests counts it"), "/size_bytes", 0, kU64,
                       "a size in bytes");
+  if (const json* v = rd.optional(doc, "element_size_bytes")) {
+    s.element_size = rd.uint_at(*v, "/element_size_bytes", 1, kU64, "an element size in bytes");
+    if (s.size % s.element_size != 0)
+      rd.fail("/element_size_bytes",
+              fmt::format("found {}, which does not divide size_bytes {}; expected a divisor of it (or leave it out "
+                          "for parts counted in bytes)",
+                          s.element_size, s.size));
+  }
 
   if (const json* jchunks = rd.optional(doc, "chunks")) {
     rd.array_at(*jchunks, "/chunks", "an array of chunks {\"offset\", \"size\", \"buffer\", \"part\"}");
@@ -356,7 +220,7 @@ Schedule parse_schedule_json(std::string_view text, std::string_view where) {
             fmt::format("{} ranks x {} chunks is {} buffer slots; expected at most {}, as this version materialises "
                         "schedules",
                         s.total_ranks(), nchunks, slots, ScheduleBuilder::kMaxSlots));
-  if (!own_chunks) s.chunks = split_even(s.size, s.nranks);
+  if (!own_chunks) s.chunks = split_even(s.size, s.nranks, s.element_size);
 
   std::vector<Phase> phases;
   if (const json* jphases = rd.optional(doc, "phases")) {
@@ -398,7 +262,7 @@ Schedule parse_schedule_json(std::string_view text, std::string_view where) {
 
   // The builder infers dependencies in file order; with explicit deps, they are the reference the
   // explicit ones must cover.
-  ScheduleBuilder builder(ScheduleHeader{s.collective, s.nranks, s.size, s.root, s.helpers}, s.chunks);
+  ScheduleBuilder builder(ScheduleHeader{s.collective, s.nranks, s.size, s.root, s.helpers, s.element_size}, s.chunks);
   for (const FileOp& f : ops)
     (void)builder.send(f.op.src, f.op.src_chunk, f.op.dst, f.op.dst_chunk, f.op.combine, f.op.step, f.op.channel);
   for (Phase& p : phases) builder.add_phase(std::move(p.name), p.first_step, p.last_step);

@@ -78,6 +78,9 @@ struct Schedule {
   Rank helpers = 0;            ///< extra ranks after the participants (see Rank)
   Rank root = 0;               ///< broadcast and reduce
   Bytes size = 0;              ///< S, as nccl-tests defines it for the collective
+  /// The unit the N parts of S are counted in (split_even): the element size of the data type
+  /// it was built for (4 for float32), or 1 when S is not a multiple of it (or for bytes).
+  Bytes element_size = 1;
   std::uint32_t steps = 0;     ///< the largest op step (0 when there are no ops)
   std::vector<Chunk> chunks;
   std::vector<Phase> phases;   ///< optional names of step ranges, ascending
@@ -112,9 +115,16 @@ std::vector<Bytes> bytes_received_per_rank(const Schedule& schedule);
 /// The largest of bytes_sent_per_rank (0 for no ranks).
 Bytes max_bytes_sent(const Schedule& schedule);
 
-/// Cuts `total` bytes into `parts` contiguous chunks of whole bytes (chunk i has part = i): the first total mod parts
-/// chunks have ceil(total/parts) bytes, the rest floor(total/parts) (so chunks may be empty when
-/// total < parts). Precondition: parts >= 1.
-std::vector<Chunk> split_even(Bytes total, std::uint32_t parts);
+/// Cuts `total` bytes into `parts` contiguous chunks (chunk i has part = i) of whole elements of
+/// `element_size` bytes, as NCCL counts a buffer in elements: with E = total / element_size
+/// elements, the first E mod parts chunks have ceil(E/parts) elements, the rest floor(E/parts)
+/// (so chunks may be empty when E < parts). When total is not a multiple of element_size (or it is
+/// 1) the same rule applies to bytes. Preconditions: parts >= 1, element_size >= 1.
+std::vector<Chunk> split_even(Bytes total, std::uint32_t parts, Bytes element_size = 1);
+
+/// The unit split_even really cuts `total` in: element_size when total is a multiple of it, else 1.
+constexpr Bytes cut_unit(Bytes total, Bytes element_size) noexcept {
+  return element_size > 1 && total % element_size == 0 ? element_size : 1;
+}
 
 }  // namespace collsim::sched

@@ -11,13 +11,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/cli/run_collsim.hpp"
+#include "tests/cli/cli_harness.hpp"
 #include "tools/bench_cases.hpp"
 #include "tools/bench_measure.hpp"
 #include "tools/cli.hpp"
 
-using collsim::test::check_bad_input;
-using collsim::test::run_collsim;
+using collsim::testing::check_bad_input;
+using collsim::testing::run_collsim;
 
 namespace {
 

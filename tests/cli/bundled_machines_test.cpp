@@ -2,9 +2,9 @@
 // that multi-node algorithms see.
 #include <catch2/catch.hpp>
 
-#include "tests/cli/run_collsim.hpp"
+#include "tests/cli/cli_harness.hpp"
 
-using collsim::test::simulate_json;
+using collsim::testing::simulate_json;
 
 TEST_CASE("l40s-pcie: 2 and 4 GPUs share only their own x16 links, so a ring reaches the same busbw",
           "[topology][bundled][l40s]") {

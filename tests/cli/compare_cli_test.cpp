@@ -2,11 +2,11 @@
 // a hand-made log whose predictions are closed forms; every flag error exits 2 with one line.
 #include <catch2/catch.hpp>
 
-#include "tests/cli/run_collsim.hpp"
+#include "tests/cli/cli_harness.hpp"
 
-using collsim::test::check_bad_input;
-using collsim::test::run_collsim;
-using collsim::test::temp_file;
+using collsim::testing::check_bad_input;
+using collsim::testing::run_collsim;
+using collsim::testing::temp_file;
 
 namespace {
 
@@ -206,7 +206,7 @@ TEST_CASE("compare predicts each row exactly as simulate does for the same colle
   // The same path and defaults: row 1 MiB of the 4-GPU L40S log against `simulate l40s-pcie --size 1048576`.
   const auto j = nlohmann::json::parse(
       run_collsim({"compare", fixture("l40s_4gpu_ring.txt"), "l40s-pcie", "--format", "json"}).out);
-  const auto s = collsim::test::simulate_json({"l40s-pcie", "--size", "1048576"});
+  const auto s = collsim::testing::simulate_json({"l40s-pcie", "--size", "1048576"});
   bool seen = false;
   for (const auto& row : j["rows"])
     if (row["size_bytes"] == 1048576) {
@@ -220,7 +220,7 @@ TEST_CASE("compare predicts each row exactly as simulate does for the same colle
                                                     "--algorithm", "direct", "--format", "json"})
                                            .out);
   CHECK(d["algorithm"] == "direct");
-  const auto sd = collsim::test::simulate_json({"l40s-pcie", "--size", "8", "--algorithm", "direct"});
+  const auto sd = collsim::testing::simulate_json({"l40s-pcie", "--size", "8", "--algorithm", "direct"});
   CHECK(d["rows"][0]["predicted_us"] == sd["time_us"]);
   CHECK(d["rows"][0]["predicted_us"] != j["rows"][0]["predicted_us"]);
 }
@@ -234,7 +234,7 @@ TEST_CASE("compare: broadcast and reduce rows run from the printed root; the def
   INFO(r.err);
   REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
-  const auto s = collsim::test::simulate_json(
+  const auto s = collsim::testing::simulate_json(
       args({"--collective", "broadcast", "--root", "3", "--size", "1048576"}, kRingFabric));
   CHECK(j["rows"][0]["predicted_us"] == s["time_us"]);
   check_bad_input({"compare", temp_file("bcast5.txt", "1024 256 float none 5 5.0 0.20 0.20 0\n"), "--ranks", "4",

@@ -7,14 +7,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/cli/cli_harness.hpp"
 #include "tools/cli.hpp"
-#include "tests/cli/run_collsim.hpp"
 
-using collsim::test::check_bad_input;
-using collsim::test::run_collsim;
-using collsim::test::simulate_json;
+using namespace collsim::testing;
 
 namespace {
+
+nlohmann::json simulate_json(std::vector<std::string> args) {
+  args.insert(args.begin(), "simulate");
+  args.insert(args.end(), {"--format", "json"});
+  const auto r = run_collsim(args);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  return nlohmann::json::parse(r.out);
+}
 
 const nlohmann::json& link_named(const nlohmann::json& j, const std::string& from, const std::string& to) {
   for (const auto& l : j["links"])

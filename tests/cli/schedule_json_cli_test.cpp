@@ -11,32 +11,14 @@
 
 #include "algorithms/registry.hpp"
 #include "sim/schedule/json_io.hpp"
-#include "tests/cli/run_collsim.hpp"
+#include "tests/cli/cli_harness.hpp"
 #include "tools/cli.hpp"
 
-using collsim::test::check_bad_input;
-using collsim::test::run_collsim;
-
-using collsim::test::Out;
+using namespace collsim::testing;
 
 namespace {
 
 namespace fs = std::filesystem;
-
-// A fresh, empty folder for one test's files.
-fs::path scratch_dir(const std::string& name) {
-  const auto dir = fs::temp_directory_path() / ("collsim_schedule_cli_test_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // The seed's ring all-reduce on 3 ranks, by hand, dependencies inferred: at step s (1..4) rank r
 // sends chunk (r - s) mod 3 to rank r + 1 mod 3, adding it in during steps 1-2, copying in 3-4.

@@ -9,14 +9,13 @@
 #include "algorithms/registry.hpp"
 #include "reports/simulate_report.hpp"
 #include "sim/network/network_model.hpp"
-#include "tests/cli/run_collsim.hpp"
+#include "tests/cli/cli_harness.hpp"
 #include "tools/cli.hpp"
 #include "topologies/generate.hpp"
 
 using namespace collsim;
-using collsim::test::check_bad_input;
-using collsim::test::Out;
-using collsim::test::run_collsim;
+
+using namespace collsim::testing;
 
 namespace {
 
@@ -106,11 +105,31 @@ TEST_CASE("simulate --verify replays sizes the dtype cannot cut as uint8 and say
                             "float32's 4 bytes, so the replay used uint8 (sum modulo 256)");
 }
 
-TEST_CASE("simulate --dtype and --op: bad values and use without --verify", "[cli][cpu-replay]") {
+TEST_CASE("simulate --verify: S = 12 B on 5 ranks is cut in whole float32 elements and replayed as float32",
+          "[cli][cpu-replay]") {
+  // 3 float32 elements over 5 parts: 1, 1, 1, 0, 0 elements (NCCL counts in elements), so no
+  // chunk splits a float and the replay needs no uint8 fallback: 3 elements on each of 5 ranks.
+  const auto r = run_collsim({"simulate", "--gpus", "5", "--fabric", "ring", "--size", "12", "--verify"});
+  REQUIRE(r.code == 0);
+  CHECK(last_line(r.out) == "verified: float32 sum, every element (15 values compared)");
+  // --dtype without --verify sets the cut too. A ring all-reduce rank sends every part but one in
+  // each half, two neighbouring parts left out, so the busiest sends 2·S minus the lightest pair:
+  // float32 parts 4, 4, 4, 0, 0 bytes leave out 0 + 0 (24 B); uint8 parts 3, 3, 2, 2, 2 leave 2 + 2 (20 B).
+  const auto sent = [](const std::string& dtype) {
+    const auto j = run_collsim({"simulate", "--gpus", "5", "--fabric", "ring", "--size", "12", "--dtype", dtype,
+                                "--format", "json"});
+    REQUIRE(j.code == 0);
+    return nlohmann::json::parse(j.out)["bytes_sent_per_rank_max"].get<std::uint64_t>();
+  };
+  CHECK(sent("float32") == 24);
+  CHECK(sent("uint8") == 20);
+}
+
+TEST_CASE("simulate --dtype and --op: bad values, and --op without --verify", "[cli][cpu-replay]") {
   check_bad_input(simulate({"1M", "--verify", "--dtype", "int8"}),
                   "--dtype: found \"int8\", expected one of: float32, float64, float16, bfloat16, int32, uint8");
   check_bad_input(simulate({"1M", "--verify", "--op", "avg"}), "--op: found \"avg\", expected one of: sum, min, max, prod");
-  check_bad_input(simulate({"1M", "--dtype", "float16"}), "--dtype: only used with --verify");
+  check_bad_input(simulate({"1M", "--dtype", "int8"}), "--dtype: found \"int8\"");
   check_bad_input(simulate({"1M", "--op", "min"}), "--op: only used with --verify");
   check_bad_input(simulate({"1M", "--verify", "--dtype", ""}), "--dtype");
 }

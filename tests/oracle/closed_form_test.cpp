@@ -1,6 +1,7 @@
 // Simulated ring all-reduce against the α-β closed form on contention-free fabrics
 // (issue "collsim simulate", acceptance 3-5). Expected values come from the formula
-// 2(N-1)·(hops·α + ⌈S/N⌉/B), computed here, never from the program.
+// 2(N-1)·(hops·α + ⌈S/N⌉/B), computed here, never from the program (⌈S/N⌉ in whole float32
+// elements when S is a multiple of 4, see closed_form_times_bw).
 #include <catch2/catch.hpp>
 
 #include "algorithms/ring_allreduce.hpp"
@@ -34,7 +35,10 @@ Run simulate(const topo::Topology& t, sched::Rank n, Bytes size, std::string_vie
 // The exact closed form, scaled by B (bits/s) to stay in integers:
 // t·B = 2(N-1)·(hops·α·B + ⌈S/N⌉·8e12), with t in ps and α in ps.
 u128 closed_form_times_bw(std::uint32_t n, Bytes size, std::uint32_t hops, Time alpha, Bandwidth bw) {
-  const u128 chunk = (size + n - 1) / n;
+  // ⌈S/N⌉ counted in float32 elements (the default element size; NCCL counts in elements) when S
+  // is a whole number of them, else in bytes: the largest part of split_even(S, N, 4). Where S/N is
+  // a whole number of elements this is S/N exactly, as before elements were counted.
+  const u128 chunk = sched::split_even(size, n, 4).front().size;
   return u128{2} * (n - 1) *
          (u128{hops} * static_cast<u128>(alpha.count()) * bw.bits_per_s + chunk * 8u * 1'000'000'000'000u);
 }

@@ -27,7 +27,14 @@ constexpr auto sent = sched::bytes_sent_per_rank;
 constexpr auto received = sched::bytes_received_per_rank;
 constexpr auto max_sent = sched::max_bytes_sent;
 
-algo::Request request(Collective c, Rank n, Bytes size) { return algo::Request{c, n, size}; }
+algo::Request request(Collective c, Rank n, Bytes size) {
+  // The formulas below (ceil(S/N), floor(S/N), S mod N) count bytes, so the parts are cut in bytes
+  // (element size 1); cuts in whole elements are tested in schedule_test.cpp and by the
+  // conformance and oracle suites.
+  algo::Request r{c, n, size};
+  r.element_size = 1;
+  return r;
+}
 
 std::uint32_t log2_floor(Rank n) { return static_cast<std::uint32_t>(std::bit_width(n) - 1); }
 

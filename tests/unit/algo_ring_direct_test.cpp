@@ -37,7 +37,14 @@ std::vector<Bytes> sizes_for(sched::Rank n) { return {0, 1, Bytes{n} + 1, 1000 *
 
 Bytes ceil_div(Bytes a, Bytes b) { return (a + b - 1) / b; }
 
-algo::Request request(Collective c, sched::Rank n, Bytes size) { return algo::Request{c, n, size}; }
+algo::Request request(Collective c, sched::Rank n, Bytes size) {
+  // The formulas below (ceil(S/N), floor(S/N), S mod N) count bytes, so the parts are cut in bytes
+  // (element size 1); cuts in whole elements are tested in schedule_test.cpp and by the
+  // conformance and oracle suites.
+  algo::Request r{c, n, size};
+  r.element_size = 1;
+  return r;
+}
 
 }  // namespace
 

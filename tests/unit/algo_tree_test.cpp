@@ -144,6 +144,17 @@ TEST_CASE("pipeline chunks: chunk_size pieces in order, the last shorter, one pi
   CHECK(algo::pipeline_chunks(0, 9, 8).size() == 2);
   CHECK(algo::pipeline_chunks(0, Bytes{1} << 30, Bytes{512} << 10).size() == 2048);  // no cap: NCCL's count
   CHECK_THROWS_AS(algo::pipeline_chunks(0, 8, 0), std::invalid_argument);
+  // In whole elements when S is a whole number of them: a chunk size of 10 B holds two float32
+  // (8 B), one of 3 B rounds up to one element; S = 25 B is not float32 data, so bytes.
+  CHECK(algo::pipeline_chunk_bytes(40, 10, 4) == 8);
+  CHECK(algo::pipeline_chunk_bytes(40, 3, 4) == 4);
+  CHECK(algo::pipeline_chunk_bytes(25, 10, 4) == 10);
+  const auto e = algo::pipeline_chunks(16, 40, 10, 4);
+  REQUIRE(e.size() == 5);
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    CHECK(e[i].offset == 16 + 8 * i);
+    CHECK(e[i].size == 8);
+  }
 }
 
 TEST_CASE("tree all-reduce: 2ceil(log2 N)+C-1 steps; the busiest rank sends S, 2S or 3S", "[tree][allreduce]") {

@@ -17,9 +17,11 @@ using sched::Combine;
 
 namespace {
 
-sched::Schedule build(Collective c, std::string_view algorithm, sched::Rank n, Bytes size) {
+sched::Schedule build(Collective c, std::string_view algorithm, sched::Rank n, Bytes size, Bytes element_size = 4) {
   const auto registry = algo::builtin_registry();
-  return registry.find(c, algorithm).build(algo::Request{c, n, size});
+  algo::Request req{c, n, size};
+  req.element_size = element_size;
+  return registry.find(c, algorithm).build(req);
 }
 
 // `s` without op `victim`: later ids shift down by one, deps on the victim disappear.
@@ -233,13 +235,23 @@ TEST_CASE("sizes the dtype cannot cut are replayed as uint8, and the note says w
   CHECK(odd.verified);
   CHECK(odd.dtype == DType::UInt8);
   CHECK(odd.note == "10 bytes is not a multiple of float32's 4 bytes, so the replay used uint8 (sum modulo 256)");
-  // 16 bytes on 3 ranks: chunks of 6, 5 and 5 bytes split float32 elements.
-  const auto cut = replay_on_cpu(build(Collective::AllReduce, "ring", 3, 16), {.op = ReduceOp::Max});
+  // 16 bytes on 3 ranks cut in bytes (element size 1, as a schedule file may cut them): chunks of
+  // 6, 5 and 5 bytes split float32 elements.
+  const auto cut = replay_on_cpu(build(Collective::AllReduce, "ring", 3, 16, 1), {.op = ReduceOp::Max});
   CHECK(cut.verified);
   CHECK(cut.dtype == DType::UInt8);
   CHECK(cut.note ==
         "chunk 0 (bytes 0..6 of the data buffer) is not cut at multiples of float32's 4 bytes, so the replay used "
         "uint8 (max)");
+  // Built for float32 (the default element size), the same 16 bytes are cut in whole elements,
+  // 8, 4 and 4 bytes, and replay as float32; so do 12 bytes on 5 ranks (4, 4, 4, 0, 0).
+  for (const auto& [n, size] : {std::pair{3u, Bytes{16}}, std::pair{5u, Bytes{12}}}) {
+    const auto whole = replay_on_cpu(build(Collective::AllReduce, "ring", n, size));
+    CHECK(whole.verified);
+    CHECK(whole.dtype == DType::Float32);
+    CHECK(whole.note.empty());
+    CHECK(whole.values_checked == n * size / 4);
+  }
   // 1 byte is never refused.
   for (DType t : {DType::Float64, DType::BFloat16}) {
     const auto one = replay_on_cpu(build(Collective::AllReduce, "ring", 4, 1), {.dtype = t});

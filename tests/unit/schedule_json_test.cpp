@@ -333,7 +333,7 @@ TEST_CASE("the JSON Schema documents exactly the keys the reader accepts", "[sch
   // The lists in the reader's only_keys() calls.
   CHECK(keys(schema["properties"]) == std::set<std::string>{"$schema", "description", "format", "algorithm",
                                                             "collective", "ranks", "helpers", "root", "size_bytes",
-                                                            "chunks", "phases", "ops"});
+                                                            "element_size_bytes", "chunks", "phases", "ops"});
   CHECK(keys(schema["properties"]["ops"]["items"]["properties"]) ==
         std::set<std::string>{"src", "dst", "chunk", "src_chunk", "dst_chunk", "combine", "step", "channel", "deps"});
   CHECK(keys(schema["properties"]["chunks"]["items"]["properties"]) ==

@@ -1,4 +1,4 @@
-// The schedule IR: whole-byte chunking and dependencies inferred from data flow.
+// The schedule IR: chunking in whole bytes or whole elements, and dependencies inferred from data flow.
 #include <catch2/catch.hpp>
 
 #include <numeric>
@@ -25,6 +25,41 @@ TEST_CASE("split_even: the first S mod N chunks get ceil(S/N) bytes, the rest fl
     }
   }
   CHECK_THROWS_AS(split_even(10, 0), std::invalid_argument);
+}
+
+TEST_CASE("split_even with an element size: whole elements, the first E mod N parts one element more",
+          "[schedule]") {
+  // NCCL counts buffers in elements: 12 B of float32 is E = 3 elements; over 5 parts the first 3
+  // get one element each (4, 4, 4, 0, 0 bytes), not the byte cut 3, 3, 2, 2, 2.
+  const auto sizes = [](const std::vector<Chunk>& c) {
+    std::vector<Bytes> out;
+    for (const auto& x : c) out.push_back(x.size);
+    return out;
+  };
+  CHECK(sizes(split_even(12, 5, 4)) == std::vector<Bytes>{4, 4, 4, 0, 0});
+  CHECK(sizes(split_even(12, 5, 1)) == std::vector<Bytes>{3, 3, 2, 2, 2});
+  CHECK(sizes(split_even(12, 5, 2)) == std::vector<Bytes>{4, 2, 2, 2, 2});  // 6 halves
+  // S not a multiple of the element size: bytes, as before.
+  CHECK(sizes(split_even(13, 5, 4)) == sizes(split_even(13, 5)));
+  CHECK(cut_unit(12, 4) == 4);
+  CHECK(cut_unit(13, 4) == 1);
+  CHECK(cut_unit(0, 8) == 8);
+  for (Bytes e : {Bytes{2}, Bytes{4}, Bytes{8}})
+    for (Bytes s : {Bytes{0}, Bytes{8}, Bytes{40}, Bytes{1000000}, (Bytes{1} << 30) + 8})
+      for (std::uint32_t n : {1u, 3u, 5u, 7u, 64u}) {
+        INFO("S = " << s << ", N = " << n << ", element " << e);
+        const auto chunks = split_even(s, n, e);
+        Bytes offset = 0;
+        const Bytes elements = s / e;
+        for (std::uint32_t i = 0; i < n; ++i) {
+          CHECK(chunks[i].offset == offset);
+          CHECK(chunks[i].offset % e == 0);
+          CHECK(chunks[i].size == (elements / n + (i < elements % n ? 1 : 0)) * e);
+          offset += chunks[i].size;
+        }
+        CHECK(offset == s);
+      }
+  CHECK_THROWS_AS(split_even(12, 5, 0), std::invalid_argument);
 }
 
 TEST_CASE("builder infers read-after-write, write-after-write and write-after-read", "[schedule]") {

@@ -1,0 +1,38 @@
+// Running the collsim command line in-process for the CLI tests, and the checks they share.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace collsim::testing {
+
+/// What one run of `collsim ARGS` gave: its exit code and everything it wrote on stdout and stderr.
+struct CliRun {
+  int code = 0;
+  std::string out;
+  std::string err;
+};
+
+/// Runs `collsim args...` in this process (tools/cli.hpp's run), capturing both streams.
+CliRun run_collsim(const std::vector<std::string>& args);
+
+/// Checks (Catch2) a bad-input failure: exit 2, nothing on stdout, exactly one line on stderr that
+/// starts with "collsim: error: " and contains `what`.
+void check_bad_input(const std::vector<std::string>& args, const std::string& what);
+
+/// `collsim simulate ARGS... --format json`, which must succeed (a Catch2 REQUIRE); its document.
+nlohmann::json simulate_json(std::vector<std::string> args);
+
+/// A fresh, empty folder under the temporary directory, named after `name`.
+std::filesystem::path scratch_dir(const std::string& name);
+
+/// Writes `text` to a file named after `name` in the temporary directory; returns its path.
+std::string temp_file(const std::string& name, const std::string& text);
+
+/// The whole content of the file at `path` ("" when it cannot be read).
+std::string read_file(const std::filesystem::path& path);
+
+}  // namespace collsim::testing

@@ -180,6 +180,7 @@ std::optional<Time> closed_form_time(std::string_view algorithm, const Request& 
   const Form f{r, fabric};
   const Collective c = r.collective;
   if (algorithm == "ring") return ring(f, c);
+  if (fabric.neighbours_only) return std::nullopt;
   if (algorithm == "direct") return direct(f, c);
   if (algorithm == "tree") return tree(f, c);
   if (algorithm == "double-tree") return double_tree(f, c);

@@ -29,6 +29,9 @@ struct AlphaBeta {
   Bandwidth bandwidth;        ///< bottleneck bandwidth of one GPU-to-GPU route; inside a host
   bool shared_port = false;   ///< true: a GPU's sends to different peers share one port (switch);
                               ///< false: one link per peer (fully connected)
+  /// True when a GPU has neither one port nor a link to every peer (a ring of GPUs): routes to
+  /// farther peers cross other GPUs' links, so only ring's neighbour-to-neighbour forms apply.
+  bool neighbours_only = false;
   /// Set when the ranks span several hosts: the route between them. Only hierarchical has a form
   /// then; the single-fabric forms would be wrong with two α and two B.
   std::optional<HostNetwork> inter_host{};

@@ -38,6 +38,9 @@ algo::AlphaBeta fabric_alpha_beta(const topo::Topology& topology, std::span<cons
   std::size_t ports = 0;
   for (const auto& l : topology.links()) ports += l.from == ranks[0] ? 1 : 0;
   algo::AlphaBeta fabric{r.latency, r.bottleneck, ports == 1};
+  // One link per peer only when rank 0 reaches every other rank in one hop (fully connected).
+  for (std::size_t q = 1; q < ranks.size() && ports != 1 && !fabric.neighbours_only; ++q)
+    fabric.neighbours_only = routes.get(ranks[0], ranks[q]).links.size() != 1;
   const auto& hosts = request.hosts;
   std::size_t local = 0;  // ranks on the first host, consecutive from rank 0
   while (local < hosts.size() && hosts[local] == hosts[0]) ++local;

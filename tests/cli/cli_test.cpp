@@ -183,6 +183,23 @@ TEST_CASE("CSV holds every scalar of the JSON", "[cli]") {
     if (!value.is_structured()) CHECK_THAT(header, Catch::Contains(key));
 }
 
+TEST_CASE("simulate: closed_form_us follows the fabric's port model", "[cli][closed-form]") {
+  const auto form = [](const std::string& fabric, const std::string& algorithm) {
+    const auto r = run_collsim({"simulate", "--gpus", "6", "--fabric", fabric, "--link-bandwidth", "25GB/s",
+                                "--link-latency", "1us", "--size", "6000", "--algorithm", algorithm, "--network",
+                                "fifo", "--format", "json"});
+    REQUIRE(r.code == 0);
+    return nlohmann::json::parse(r.out)["closed_form_us"];
+  };
+  // Fully connected, one link per pair: direct all-reduce 2(α + (S/N)/B) = 2(1 us + 1000 B / 25 GB/s).
+  CHECK(form("fully-connected", "direct") == 2.08);
+  // A ring of GPUs: far peers are several hops away, so only ring's neighbour forms apply:
+  // 2(N-1)(α + (S/N)/B) = 10 · 1.04 us.
+  CHECK(form("ring", "ring") == 10.4);
+  CHECK(form("ring", "direct").is_null());
+  CHECK(form("ring", "ps").is_null());
+}
+
 TEST_CASE("collsim algorithms lists every registered algorithm with its formulas", "[cli][algorithms]") {
   const auto r = run_collsim({"algorithms", "--format", "json"});
   REQUIRE(r.code == 0);

@@ -235,7 +235,8 @@ TEST_CASE("hierarchical on --nodes K: simulated time within its step-synchronous
     topo::RouteCache routes(t);
     const auto& intra = routes.get(gpus[0], gpus[1]);
     const auto& inter = routes.get(gpus[0], gpus[n / k]);
-    const algo::AlphaBeta fabric{intra.latency, intra.bottleneck, true, algo::HostNetwork{inter.latency, inter.bottleneck, n / k}};
+    const algo::AlphaBeta fabric{intra.latency, intra.bottleneck, true, false,
+                                 algo::HostNetwork{inter.latency, inter.bottleneck, n / k}};
     for (const Bytes size : {Bytes{8}, Bytes{1} << 20, Bytes{1} << 28}) {
       algo::Request req{Collective::AllReduce, n, size};
       req.hosts = algo::equal_hosts(n, k);

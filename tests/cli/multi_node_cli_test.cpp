@@ -14,15 +14,6 @@ using namespace collsim::testing;
 
 namespace {
 
-nlohmann::json simulate_json(std::vector<std::string> args) {
-  args.insert(args.begin(), "simulate");
-  args.insert(args.end(), {"--format", "json"});
-  const auto r = run_collsim(args);
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  return nlohmann::json::parse(r.out);
-}
-
 const nlohmann::json& link_named(const nlohmann::json& j, const std::string& from, const std::string& to) {
   for (const auto& l : j["links"])
     if (l["from"] == from && l["to"] == to) return l;

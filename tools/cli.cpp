@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "algorithms/registry.hpp"
+#include "reports/csv.hpp"
 #include "sim/schedule/json_io.hpp"
 #include "tools/commands.hpp"
 #include "topologies/topology.hpp"
@@ -57,18 +58,25 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   ExplainOptions explain;
   TopoOptions topo;
   AlgorithmsOptions algorithms;
+  SweepOptions sweep;
+  MergeOptions merge;
+  PlotOptions plot;
   CLI::App* simulate_cmd = add_simulate(app, simulate);
   CLI::App* explain_cmd = add_explain(app, explain);
   CLI::App* topo_cmd = add_topo(app, topo);
   CLI::App* algorithms_cmd = add_algorithms(app, algorithms);
+  CLI::App* sweep_cmd = add_sweep(app, sweep);
+  CLI::App* merge_cmd = add_merge(app, merge);
+  CLI::App* plot_cmd = add_plot(app, plot);
 
   // CLI11 would only say "a subcommand is required"; name what was typed instead.
-  if (args.empty()) return fail(err, kExitBadInput, "expected a subcommand: simulate, explain, topo or algorithms (see collsim --help)");
+  if (args.empty()) return fail(err, kExitBadInput, "expected a subcommand: simulate, sweep, merge, plot, explain, topo or algorithms (see collsim --help)");
   if (!args.empty() && !args.front().starts_with('-')) {
     const auto subs = app.get_subcommands([](CLI::App*) { return true; });
     if (std::none_of(subs.begin(), subs.end(), [&](CLI::App* s) { return s->get_name() == args.front(); }))
       return fail(err, kExitBadInput,
-                  fmt::format("unknown subcommand \"{}\", expected simulate, explain, topo or algorithms (see collsim --help)",
+                  fmt::format("unknown subcommand \"{}\", expected simulate, sweep, merge, plot, explain, topo or algorithms (see "
+                              "collsim --help)",
                               args.front()));
   }
   try {
@@ -91,12 +99,17 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (explain_cmd->parsed()) return run_explain(explain, out);
     if (topo_cmd->parsed()) return run_topo(topo, out);
     if (algorithms_cmd->parsed()) return run_algorithms(algorithms, out);
+    if (sweep_cmd->parsed()) return run_sweep(sweep, out, err);
+    if (merge_cmd->parsed()) return run_merge(merge, out);
+    if (plot_cmd->parsed()) return run_plot(plot);
     return fail(err, kExitBadInput, "expected a subcommand: simulate, explain or topo");
   } catch (const UsageError& e) {
     return fail(err, kExitBadInput, e.what());
   } catch (const OutputError& e) {
     return fail(err, kExitOutput, e.what());
   } catch (const sched::ScheduleFileError& e) {
+    return fail(err, kExitBadInput, e.what());
+  } catch (const reports::CsvError& e) {
     return fail(err, kExitBadInput, e.what());
   } catch (const UnitError& e) {
     return fail(err, kExitBadInput, e.what());

@@ -28,6 +28,11 @@ CLI::App* add_plot(CLI::App& app, PlotOptions& o) {
 
 int run_plot(const PlotOptions& o) {
   const std::filesystem::path output(o.output);
+  try {
+    (void)reports::chart_terminal(output);  // a wrong file type is reported before any reading
+  } catch (const reports::ChartError& e) {
+    throw UsageError(e.what());
+  }
   std::ifstream in(o.input, std::ios::binary);
   if (!in) throw UsageError(fmt::format("plot: {}: cannot be read: {}", o.input, std::strerror(errno)));
   std::stringstream text;

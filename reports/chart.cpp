@@ -143,7 +143,7 @@ std::string chart_script(const Table& t, const ChartSpec& spec, const std::files
   s += fmt::format("set xlabel {}\nset ylabel {}\n", gp_string(axis_label(spec.x)), gp_string(axis_label(spec.y)));
   if (wants_log(xs, 16)) {
     s += fmt::format("set logscale x {}\n", base2(spec.x) ? 2 : 10);
-    if (spec.x == "size_bytes") s += "set format x \"%.0b%B\"\nset xtics rotate by -45\n";  // 1ki, 1Mi, ...: 1024-based
+    if (spec.x == "size_bytes") s += "set format x \"%.0b%BB\"\nset xtics rotate by -45\n";  // 1ki, 1Mi, ...: 1024-based
   }
   if (wants_log(ys, 100)) s += "set logscale y 10\n";
   const auto facets = groups(t, fi);

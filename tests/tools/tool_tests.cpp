@@ -105,8 +105,14 @@ void kill_and_resume(int sig, const std::string& name) {
   CHECK_FALSE(std::filesystem::exists(partial));
 }
 
-const std::vector<std::string> kChartSweep{"sweep", "--gpus", "2..16", "--fabric", "switch", "--algorithms",
-                                           "ring,tree,halving-doubling", "-b", "1K", "-e", "64M", "-f", "4"};
+// 3 algorithms x 4 GPU counts x 9 sizes, written to DIR/sweep.csv; returns its path.
+std::filesystem::path chart_sweep(const std::filesystem::path& dir) {
+  const auto csv = dir / "sweep.csv";
+  const auto r = run_cli({"sweep", "--gpus", "2..16", "--fabric", "switch", "--algorithms", "ring,tree,halving-doubling",
+                          "-b", "1K", "-e", "64M", "-f", "4", "-o", csv.string()});
+  REQUIRE(r.code == 0);
+  return csv;
+}
 
 }  // namespace
 
@@ -121,10 +127,7 @@ TEST_CASE("a sweep stopped with SIGINT exits 130, keeps its rows and resumes", "
 TEST_CASE("plot makes an SVG and a PNG from a sweep's CSV (gnuplot reads it unchanged)", "[plot]") {
   require_program("gnuplot");
   const auto dir = fresh_dir("plot");
-  const auto csv = dir / "sweep.csv";
-  auto args = kChartSweep;
-  args.insert(args.end(), {"-o", csv.string()});
-  REQUIRE(run_cli(args).code == 0);
+  const auto csv = chart_sweep(dir);
   const auto svg = dir / "chart.svg";
   const auto png = dir / "chart.png";
   const auto a = run_cli({"plot", csv.string(), "--x", "size_bytes", "--y", "busbw_GBps", "--by", "algorithm", "--facet",
@@ -167,10 +170,7 @@ TEST_CASE("plot errors name the column or file and exit 2", "[plot][errors]") {
 TEST_CASE("Python's csv module reads the sweep's CSV unchanged", "[csv][python]") {
   require_program("python3");
   const auto dir = fresh_dir("python");
-  const auto csv = dir / "sweep.csv";
-  auto args = kChartSweep;
-  args.insert(args.end(), {"-o", csv.string()});
-  REQUIRE(run_cli(args).code == 0);
+  const auto csv = chart_sweep(dir);
   const auto py = dir / "read.py";
   std::ofstream(py) << "import csv, sys\n"
                        "rows = list(csv.DictReader(open(sys.argv[1], newline='')))\n"

@@ -36,7 +36,7 @@ struct Job {
 
 std::vector<SweepTopology> load_topologies(const SweepOptions& o) {
   std::vector<SweepTopology> out;
-  const bool generated = !o.generator.gpus.empty() || !o.generator.fabric.empty();
+  const bool generated = !o.generator.empty();
   if (!o.topologies.empty() && generated)
     throw UsageError("--gpus/--fabric: given with topology files; expected one or the other");
   if (generated) {
@@ -102,6 +102,10 @@ CLI::App* add_sweep(CLI::App& app, SweepOptions& o) {
   add_value(*cmd, "--link-bandwidth", o.generator.link_bandwidth,
             "Generated links' bandwidth per direction, default 25GB/s (GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s)");
   add_value(*cmd, "--link-latency", o.generator.link_latency, "Generated links' latency, default 1us");
+  add_value(*cmd, "--nodes", o.generator.nodes,
+            "Generate K hosts of N/K GPUs each (needs --fabric switch; K must divide every --gpus N)");
+  add_value(*cmd, "--net-bandwidth", o.generator.net_bandwidth, "With --nodes: each host's network link, default 25GB/s");
+  add_value(*cmd, "--net-latency", o.generator.net_latency, "With --nodes: its latency, default 2us");
   add_value(*cmd, "--ranks", o.ranks, "Rank counts to run on each topology (its first N GPUs), e.g. 2..8 (default: all)");
   add_value(*cmd, "-b,--minbytes", o.min_bytes, "Smallest size, as nccl-tests -b (K/M/G = powers of 1024, KB/MB/GB of 1000)");
   add_value(*cmd, "-e,--maxbytes", o.max_bytes, "Largest size, as nccl-tests -e");

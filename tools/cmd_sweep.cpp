@@ -78,7 +78,13 @@ std::vector<const algo::AlgorithmInfo*> algorithms_for(const algo::AlgorithmRegi
   for (const auto& name : names) {
     if (name != "all") {
       const auto all = registry.names();
-      if (std::find(all.begin(), all.end(), name) == all.end()) (void)registry.find(c, name);  // throws, listing names
+      if (std::find(all.begin(), all.end(), name) == all.end()) {
+        try {
+          (void)registry.find(c, name);  // throws, listing the algorithms
+        } catch (const algo::AlgorithmError& e) {
+          throw UsageError(fmt::format("--algorithms: {}", e.what()));
+        }
+      }
     }
     for (const auto& info : registry.all())
       if (info.collective == c && (name == "all" || info.name == name) &&
@@ -183,6 +189,16 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
                                             sched::collective_name(c), s);
           }
     }
+  }
+  // A name that serves none of the collectives would silently give no rows.
+  for (const auto& name : algorithm_names) {
+    bool used = name == "all";
+    for (sched::Collective c : kinds)
+      for (const auto* a : algorithms_for(registry, c, {name})) used |= a != nullptr;
+    if (!used)
+      throw UsageError(fmt::format("--algorithms: {} has none of the collectives {}; `collsim algorithms` lists what "
+                                   "each one has",
+                                   name, o.collectives));
   }
   if (too_few_gpus > 0)
     err << fmt::format("collsim: sweep: left out {} topology/--ranks pair(s) with more ranks than GPUs\n", too_few_gpus);

@@ -167,7 +167,8 @@ TEST_CASE("sweep errors are one line and exit 2", "[cli][sweep][errors]") {
   check_bad_input({"sweep", "--sizes", "1M", "--shard", "3/3"}, "--shard");
   check_bad_input({"sweep", "--sizes", "1M", "--format", "xml"}, "--format");
   check_bad_input({"sweep", "-b", "1G", "-e", "8"}, "-e/--maxbytes");
-  check_bad_input({"sweep", "--sizes", "1M", "--algorithms", "nosuch"}, "nosuch");
+  check_bad_input({"sweep", "--sizes", "1M", "--algorithms", "nosuch"}, "--algorithms: ");
+  check_bad_input({"sweep", "--sizes", "1M", "--algorithms", "tree", "--collectives", "allgather"}, "tree");
   check_bad_input({"sweep", "--sizes", "1M", "--resume"}, "--resume");
   check_bad_input({"sweep", "--sizes", "1M", "--gpus", "8..4", "--fabric", "ring"}, "--gpus");
   check_bad_input({"sweep"}, "sizes");

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "reports/csv.hpp"
+
 namespace collsim::reports {
 namespace {
 
@@ -16,14 +18,6 @@ double utilization(const topo::Link& link, Bytes bytes, Time makespan) {
 
 std::string bottleneck_label(const SimulationView& v) {
   return v.summary.bottleneck_link ? v.topology.link_label(*v.summary.bottleneck_link) : std::string();
-}
-
-// Quotes a CSV field when it needs it (RFC 4180).
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
 }
 
 // Long tables are cut to their head and tail: people read the pattern, programs read the JSON.

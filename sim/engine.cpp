@@ -25,7 +25,7 @@ class Events final : public net::WakeQueue {
 }  // namespace
 
 Result run(const sched::Schedule& schedule, const topo::Topology& topology, std::span<const topo::NodeId> rank_to_gpu,
-           net::NetworkModel& network) {
+           net::NetworkModel& network, net::TransferObserver* observer) {
   if (rank_to_gpu.size() != schedule.total_ranks())
     throw std::invalid_argument(fmt::format("engine: {} ranks mapped to nodes, the schedule has {}", rank_to_gpu.size(),
                                             schedule.total_ranks()));
@@ -61,6 +61,7 @@ Result run(const sched::Schedule& schedule, const topo::Topology& topology, std:
   }
 
   topo::RouteCache routes(topology);
+  network.observe(observer);
   Events events;
   const auto launch = [&](sched::OpId id, Time now) {
     const sched::Op& op = schedule.ops[id];

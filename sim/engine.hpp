@@ -46,8 +46,8 @@ struct Result {
 /// Simulates `schedule` with rank r on node rank_to_gpu[r], using `network` (made for `topology`).
 /// Preconditions (else std::invalid_argument): one distinct node per rank (participants and
 /// helpers); participants on GPUs. Local ops (src == dst) take no time in this version.
-/// Deterministic.
+/// Deterministic. `observer`, when not null, is told when each transfer transmits (for timelines).
 Result run(const sched::Schedule& schedule, const topo::Topology& topology, std::span<const topo::NodeId> rank_to_gpu,
-           net::NetworkModel& network);
+           net::NetworkModel& network, net::TransferObserver* observer = nullptr);
 
 }  // namespace collsim::sim

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "algorithms/registry.hpp"
+#include "reports/csv.hpp"
 #include "sim/schedule/json_io.hpp"
 #include "tools/commands.hpp"
 #include "topologies/topology.hpp"
@@ -68,10 +69,16 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   AlgorithmsOptions algorithms;
   CompareOptions compare;
   BenchOptions bench;
+  SweepOptions sweep;
+  MergeOptions merge;
+  PlotOptions plot;
   CLI::App* simulate_cmd = add_simulate(app, simulate);
   CLI::App* explain_cmd = add_explain(app, explain);
   CLI::App* topo_cmd = add_topo(app, topo);
   CLI::App* algorithms_cmd = add_algorithms(app, algorithms);
+  CLI::App* sweep_cmd = add_sweep(app, sweep);
+  CLI::App* merge_cmd = add_merge(app, merge);
+  CLI::App* plot_cmd = add_plot(app, plot);
   CLI::App* compare_cmd = add_compare(app, compare);
   CLI::App* bench_cmd = add_bench(app, bench);
   const std::string subcommands = subcommand_list(app);
@@ -106,12 +113,17 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (algorithms_cmd->parsed()) return run_algorithms(algorithms, out);
     if (compare_cmd->parsed()) return run_compare(compare, out, err);
     if (bench_cmd->parsed()) return run_bench(bench, out, err);
+    if (sweep_cmd->parsed()) return run_sweep(sweep, out, err);
+    if (merge_cmd->parsed()) return run_merge(merge, out);
+    if (plot_cmd->parsed()) return run_plot(plot);
     return fail(err, kExitBadInput, fmt::format("expected a subcommand: {}", subcommands));
   } catch (const UsageError& e) {
     return fail(err, kExitBadInput, e.what());
   } catch (const OutputError& e) {
     return fail(err, kExitOutput, e.what());
   } catch (const sched::ScheduleFileError& e) {
+    return fail(err, kExitBadInput, e.what());
+  } catch (const reports::CsvError& e) {
     return fail(err, kExitBadInput, e.what());
   } catch (const UnitError& e) {
     return fail(err, kExitBadInput, e.what());

@@ -7,6 +7,7 @@
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
 #include "topologies/bundled.hpp"
+#include "topologies/export.hpp"
 #include "topologies/load_json.hpp"
 
 namespace collsim::cli {
@@ -15,10 +16,19 @@ CLI::App* add_topo(CLI::App& app, TopoOptions& o) {
   auto* cmd = app.add_subcommand("topo", "Summarise a topology (GPUs, switches, links by type, per-GPU injection "
                                          "bandwidth) or report its errors; with no topology, list the bundled ones");
   o.topology.add_to(*cmd);
+  cmd->add_flag("--dot", o.dot, "Print the topology as Graphviz DOT (render with: dot -Tsvg)");
+  add_value(*cmd, "--format", o.format,
+            "table (default) or json: the normalised topology file (defaults explicit, exact units), loadable again");
   return cmd;
 }
 
 int run_topo(const TopoOptions& o, std::ostream& out) {
+  if (o.format != "table" && o.format != "json")
+    throw UsageError(fmt::format("--format: found \"{}\", expected table or json", o.format));
+  if (o.dot && o.format != "table") throw UsageError("--dot: given with --format json; expected one or the other");
+  if ((o.dot || o.format == "json") && o.topology.empty())
+    throw UsageError(fmt::format("{}: expected a TOPOLOGY (a file, a bundled name or --gpus/--fabric)",
+                                 o.dot ? "--dot" : "--format json"));
   if (o.topology.empty()) {
     out << "bundled topologies (use the name where a TOPOLOGY is asked for):\n";
     for (const auto& b : topo::bundled_topologies()) {
@@ -31,6 +41,14 @@ int run_topo(const TopoOptions& o, std::ostream& out) {
     return kExitOk;
   }
   const topo::Topology t = o.topology.load();
+  if (o.dot) {
+    topo::write_dot(t, out);
+    return kExitOk;
+  }
+  if (o.format == "json") {
+    out << topo::normalized_json(t);
+    return kExitOk;
+  }
   out << fmt::format("{}: {}\n", t.name(), t.description().empty() ? "(no description)" : t.description());
 
   std::map<topo::NodeType, std::size_t> by_type;

@@ -25,6 +25,7 @@ struct SimulateOptions {
   VerifyOptions verify;
   std::string schedule;       ///< --schedule FILE: simulate this schedule file instead of building one
   std::string save_schedule;  ///< --save-schedule FILE, or "-" for standard output
+  std::string trace;          ///< --trace FILE: Chrome trace event timeline of the run
   std::vector<std::string> given;  ///< the flags given on the command line that have defaults, e.g. "--format"
   /// True when `flag` (one of those tracked in `given`) was on the command line.
   [[nodiscard]] bool was_given(std::string_view flag) const {
@@ -67,6 +68,8 @@ int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& 
 
 struct TopoOptions {
   TopologyOptions topology;
+  bool dot = false;              ///< --dot: Graphviz DOT
+  std::string format = "table";  ///< table or json (the normalised topology)
 };
 CLI::App* add_topo(CLI::App& app, TopoOptions& options);
 int run_topo(const TopoOptions& options, std::ostream& out);
@@ -84,5 +87,43 @@ struct BenchOptions {
 CLI::App* add_bench(CLI::App& app, BenchOptions& options);
 /// Runs the suite (tools/bench_cases.hpp); progress goes to `err` when stderr is a terminal.
 int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err);
+
+struct SweepOptions {
+  std::vector<std::string> topologies;  ///< files or bundled names
+  TopologyOptions generator;            ///< --gpus (a list here), --fabric, --link-bandwidth, --link-latency
+  std::string ranks;
+  std::string min_bytes, max_bytes, step_factor, step_bytes, sizes;
+  std::string collectives = "allreduce";
+  std::string algorithms = "ring";
+  AlgorithmOptions algorithm;  ///< --root, --chunk-size, --ps-shards (collective and algorithm set per row)
+  std::string dtype = "float32";
+  std::string network = "flow";
+  std::string format = "csv";
+  std::string output;
+  std::string jobs;
+  std::string shard;
+  bool resume = false;
+};
+CLI::App* add_sweep(CLI::App& app, SweepOptions& options);
+int run_sweep(const SweepOptions& options, std::ostream& out, std::ostream& err);
+
+struct MergeOptions {
+  std::vector<std::string> shards;
+  std::string output;
+};
+CLI::App* add_merge(CLI::App& app, MergeOptions& options);
+int run_merge(const MergeOptions& options, std::ostream& out);
+
+struct PlotOptions {
+  std::string input;
+  std::string x = "size_bytes";
+  std::string y = "busbw_GBps";
+  std::string by = "algorithm";
+  std::string facet;
+  std::string output;
+  std::string title;
+};
+CLI::App* add_plot(CLI::App& app, PlotOptions& options);
+int run_plot(const PlotOptions& options);
 
 }  // namespace collsim::cli

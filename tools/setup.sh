@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(g++ make cmake libboost-graph-dev nlohmann-json3-dev libcli11-dev catch2 libfmt-dev libbenchmark-dev)
+packages=(g++ make cmake libboost-graph-dev nlohmann-json3-dev libcli11-dev catch2 libfmt-dev libbenchmark-dev
+          gnuplot-nox)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -29,6 +29,7 @@ bool FifoLinkModel::try_start(Time now, TransferId id, WakeQueue& queue) {
   // With zero latency both come at once, release first (the queue keeps insertion order).
   const Time released = checked_add(now, hold);
   queue.wake_at(released, token(id, Wake::Release));
+  if (observer_) observer_->transmit_begin(now, id);
   queue.wake_at(checked_add(released, t.route->latency), token(id, Wake::Arrive));
   return true;
 }
@@ -44,6 +45,7 @@ void FifoLinkModel::wake(Time now, std::uint64_t wake_token, WakeQueue& queue, s
   }
   if (done.state != State::Active) throw std::logic_error("FifoLinkModel::wake: transfer was not active");
   done.state = State::Released;
+  if (observer_) observer_->transmit_end(now, id);
 
   // Free the route, then offer the freed resources to their waiting transfers, oldest request first.
   candidates_.clear();

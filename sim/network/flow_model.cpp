@@ -47,6 +47,7 @@ void FlowModel::begin(Time now, TransferId id, const topo::Route& route, Bytes b
   f.started = now;
   f.updated = now;
   f.active = true;
+  if (observer_) observer_->transmit_begin(now, id);
   for (topo::LinkId l : route.links) {
     f.resources.push_back(topology_.link(l).resource);
     if (users_[l]++ == 0) busy_since_[l] = now;
@@ -60,6 +61,7 @@ void FlowModel::end(Time now, TransferId id) {
   Flow& f = flows_[id];
   f.active = false;
   ++f.version;
+  if (observer_) observer_->transmit_end(now, id);
   for (topo::LinkId l : f.route->links)
     if (--users_[l] == 0) busy_[l] += now - busy_since_[l];
   for (auto r : f.resources) {

@@ -32,9 +32,25 @@ class WakeQueue {
   ~WakeQueue() = default;
 };
 
+/// Told when a transfer's bytes start and stop leaving its sender (the time it occupies its
+/// route's links, latency excluded): what a timeline shows per link. A model calls it only when one
+/// is set, so a run without one pays a null test per transfer and nothing else.
+class TransferObserver {
+ public:
+  /// Transfer `id` starts transmitting at `now`.
+  virtual void transmit_begin(Time now, TransferId id) = 0;
+  /// Transfer `id` has sent its last byte at `now` (it arrives its route's latency later).
+  virtual void transmit_end(Time now, TransferId id) = 0;
+
+ protected:
+  ~TransferObserver() = default;
+};
+
 class NetworkModel {
  public:
   virtual ~NetworkModel() = default;
+  /// Tells `observer` (or nobody, with nullptr) when transfers transmit; it must outlive the run.
+  void observe(TransferObserver* observer) noexcept { observer_ = observer; }
   /// The name used by --network.
   [[nodiscard]] virtual std::string_view name() const noexcept = 0;
   /// At time `now`, transfer `id` wants to move `bytes` along `route`. `route` must outlive the
@@ -45,6 +61,9 @@ class NetworkModel {
   virtual void wake(Time now, std::uint64_t token, WakeQueue& queue, std::vector<TransferId>& finished) = 0;
   /// Total time directed link `id` spent carrying data (its latency included), so far.
   [[nodiscard]] virtual Time busy_time(topo::LinkId id) const = 0;
+
+ protected:
+  TransferObserver* observer_ = nullptr;  ///< see observe()
 };
 
 /// The models --network accepts, in the order to list them.

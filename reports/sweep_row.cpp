@@ -1,0 +1,64 @@
+#include "reports/sweep_row.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "reports/csv.hpp"
+
+namespace collsim::reports {
+namespace {
+
+std::string bottleneck(const sim::Summary& s, const topo::Topology& t) {
+  return s.bottleneck_link ? t.link_label(*s.bottleneck_link) : std::string();
+}
+
+std::string opt_number(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); }
+
+}  // namespace
+
+std::string sweep_csv_header() {
+  return "row,topology,fabric,network,ranks,collective,algorithm,size_bytes,count,type,steps,time_us,time_ps,"
+         "algbw_GBps,busbw_GBps,traffic_factor,bytes_sent_per_rank_max,lower_bound_us,closed_form_us,"
+         "injection_bandwidth_GBps,bottleneck_link,events\n";
+}
+
+std::string sweep_csv_row(const SweepRowContext& c, const sim::Summary& s, const topo::Topology& t) {
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", c.row, csv_field(s.topology),
+                     csv_field(c.fabric), s.network, s.ranks, sched::collective_name(s.collective),
+                     csv_field(s.algorithm), s.size, s.size / c.dtype_bytes, c.dtype, s.steps,
+                     format_time_us_exact(s.time), s.time.count(), opt_number(s.algbw_GBps), opt_number(s.busbw_GBps),
+                     s.traffic_factor, s.bytes_sent_per_rank_max, format_time_us_exact(s.lower_bound),
+                     s.closed_form ? format_time_us_exact(*s.closed_form) : std::string(),
+                     to_GBps(s.injection_bandwidth), csv_field(bottleneck(s, t)), s.events);
+}
+
+std::string sweep_json_row(const SweepRowContext& c, const sim::Summary& s, const topo::Topology& t) {
+  using nlohmann::ordered_json;
+  const auto number_or_null = [](const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(nullptr); };
+  ordered_json j;
+  j["row"] = c.row;
+  j["topology"] = s.topology;
+  j["fabric"] = c.fabric.empty() ? ordered_json(nullptr) : ordered_json(c.fabric);
+  j["network"] = s.network;
+  j["ranks"] = s.ranks;
+  j["collective"] = sched::collective_name(s.collective);
+  j["algorithm"] = s.algorithm;
+  j["size_bytes"] = s.size;
+  j["count"] = s.size / c.dtype_bytes;
+  j["type"] = c.dtype;
+  j["steps"] = s.steps;
+  j["time_us"] = to_us(s.time);
+  j["time_ps"] = s.time.count();
+  j["algbw_GBps"] = number_or_null(s.algbw_GBps);
+  j["busbw_GBps"] = number_or_null(s.busbw_GBps);
+  j["traffic_factor"] = s.traffic_factor;
+  j["bytes_sent_per_rank_max"] = s.bytes_sent_per_rank_max;
+  j["lower_bound_us"] = to_us(s.lower_bound);
+  j["closed_form_us"] = s.closed_form ? ordered_json(to_us(*s.closed_form)) : ordered_json(nullptr);
+  j["injection_bandwidth_GBps"] = to_GBps(s.injection_bandwidth);
+  j["bottleneck_link"] = s.bottleneck_link ? ordered_json(bottleneck(s, t)) : ordered_json(nullptr);
+  j["events"] = s.events;
+  return j.dump() + "\n";
+}
+
+}  // namespace collsim::reports

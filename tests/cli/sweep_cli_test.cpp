@@ -1,0 +1,202 @@
+// collsim sweep and merge, in-process: the rows and columns of the issue's acceptance sweep, the
+// same bytes for any -j, shards merged into the unsharded file, resume from a partial file, and
+// one-line errors. (Killing a real sweep process is in tests/tools/sweep_process_test.cpp.)
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "reports/chart.hpp"
+#include "reports/csv.hpp"
+#include "tests/cli/cli_harness.hpp"
+#include "tools/sweep_spec.hpp"
+
+using collsim::testing::check_bad_input;
+using collsim::testing::scratch_dir;
+using collsim::testing::run_collsim;
+using collsim::testing::read_file;
+
+namespace {
+
+// The issue's acceptance sweep: 3 algorithms x N in {2..64} (switch) x 8 B..1 GiB by factors of 2.
+const std::vector<std::string> kAcceptance{"sweep",  "--gpus", "2..64", "--fabric", "switch", "--algorithms",
+                                           "ring,halving-doubling,recursive-doubling", "-b", "8", "-e", "1G",
+                                           "-f",     "2"};
+
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+// A small sweep for the tests that run it several times.
+const std::vector<std::string> kSmall{"sweep", "--gpus", "2,3,8", "--fabric", "ring", "--algorithms", "all",
+                                      "--collectives", "allreduce,allgather", "-b", "1K", "-e", "1M", "-f", "32"};
+
+}  // namespace
+
+TEST_CASE("the acceptance sweep: 504 rows, every combination once, the documented columns", "[cli][sweep]") {
+  const auto r = run_collsim(with(kAcceptance, {"-j", "2"}));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto table = collsim::reports::parse_table(r.out);
+  const std::vector<std::string> required{"topology",   "fabric",     "ranks",          "collective",
+                                          "algorithm",  "size_bytes", "count",          "type",
+                                          "steps",      "time_us",    "algbw_GBps",     "busbw_GBps",
+                                          "traffic_factor", "bytes_sent_per_rank_max", "lower_bound_us",
+                                          "closed_form_us", "bottleneck_link"};
+  std::map<std::string, std::size_t> col;
+  for (std::size_t i = 0; i < table.columns.size(); ++i) col[table.columns[i]] = i;
+  for (const auto& name : required) CHECK(col.count(name) == 1);
+  // 3 algorithms x 6 GPU counts x 28 sizes (2^3 .. 2^30).
+  REQUIRE(table.rows.size() == 3 * 6 * 28);
+  std::set<std::tuple<std::string, std::string, std::string>> seen;
+  for (std::size_t i = 0; i < table.rows.size(); ++i) {
+    const auto& row = table.rows[i];
+    CHECK(row[col["row"]] == std::to_string(i));
+    CHECK(row[col["fabric"]] == "switch");
+    CHECK(row[col["type"]] == "float32");
+    CHECK(std::stoull(row[col["count"]]) == std::stoull(row[col["size_bytes"]]) / 4);
+    CHECK(row[col["topology"]] == "switch-" + row[col["ranks"]] + "gpu");
+    seen.insert({row[col["algorithm"]], row[col["ranks"]], row[col["size_bytes"]]});
+    const double n = std::stod(row[col["ranks"]]);
+    // nccl-tests doc/PERFORMANCE.md: busbw = algbw x 2(N-1)/N for all-reduce.
+    CHECK(std::stod(row[col["busbw_GBps"]]) == Approx(std::stod(row[col["algbw_GBps"]]) * 2 * (n - 1) / n));
+    // A switch is contention-free for a ring: the simulation equals the closed form 2(N-1)(α + τ(S/N)).
+    if (row[col["algorithm"]] == "ring") CHECK(row[col["time_us"]] == row[col["closed_form_us"]]);
+  }
+  CHECK(seen.size() == table.rows.size());
+  CHECK(seen.count({"recursive-doubling", "64", "1073741824"}) == 1);
+  CHECK(seen.count({"ring", "2", "8"}) == 1);
+}
+
+TEST_CASE("sweep gives the same bytes for -j 1 and -j 2, CSV and JSON lines alike", "[cli][sweep][determinism]") {
+  for (const std::string format : {"csv", "json"}) {
+    const auto one = run_collsim(with(kSmall, {"-j", "1", "--format", format}));
+    const auto two = run_collsim(with(kSmall, {"-j", "2", "--format", format}));
+    REQUIRE(one.code == 0);
+    CHECK(one.out == two.out);
+    CHECK(!one.out.empty());
+  }
+  // JSON lines: one object per line with the CSV's columns.
+  const auto j = run_collsim(with(kSmall, {"--format", "json"}));
+  std::istringstream lines(j.out);
+  std::string first;
+  std::getline(lines, first);
+  const auto o = nlohmann::json::parse(first);
+  CHECK(o["row"] == 0);
+  CHECK(o["topology"] == "ring-2gpu");
+  CHECK(o.contains("closed_form_us"));
+}
+
+TEST_CASE("sweep --algorithms all runs every algorithm of each collective and skips what cannot run",
+          "[cli][sweep]") {
+  const auto r = run_collsim(kSmall);
+  REQUIRE(r.code == 0);
+  const auto table = collsim::reports::parse_table(r.out);
+  std::set<std::string> allreduce, allgather;
+  for (const auto& row : table.rows) (row[5] == "allreduce" ? allreduce : allgather).insert(row[6]);
+  // The registry's all-reduce and all-gather algorithms (collsim algorithms); hierarchical needs
+  // several hosts, so a generated single-switch ring skips it and says so.
+  CHECK(allreduce == std::set<std::string>{"ring", "direct", "tree", "double-tree", "halving-doubling",
+                                           "recursive-doubling", "ps"});
+  CHECK(allgather == std::set<std::string>{"ring", "direct", "halving-doubling", "recursive-doubling"});
+  CHECK_THAT(r.err, Catch::Contains("skipped") && Catch::Contains("hierarchical"));
+}
+
+TEST_CASE("sweep --shard I/3 then merge gives the unsharded file", "[cli][sweep][merge]") {
+  const auto dir = scratch_dir("shard");
+  for (const std::string format : {"csv", "json"}) {
+    const auto whole = dir / ("whole." + format);
+    REQUIRE(run_collsim(with(kSmall, {"--format", format, "-o", whole.string()})).code == 0);
+    std::vector<std::string> merge{"merge"};
+    for (int i = 2; i >= 0; --i) {  // any order
+      const auto part = dir / fmt::format("part{}.{}", i, format);
+      REQUIRE(run_collsim(with(kSmall, {"--format", format, "--shard", fmt::format("{}/3", i), "-o", part.string()})).code == 0);
+      merge.push_back(part.string());
+    }
+    const auto merged = dir / ("merged." + format);
+    merge.insert(merge.end(), {"-o", merged.string()});
+    const auto m = run_collsim(merge);
+    INFO(m.err);
+    REQUIRE(m.code == 0);
+    CHECK(read_file(merged) == read_file(whole));
+  }
+  // The same shard twice is an error, not a file with doubled rows.
+  check_bad_input({"merge", (dir / "part0.csv").string(), (dir / "part0.csv").string()}, "in both");
+}
+
+TEST_CASE("sweep --resume finishes a partial file into the file of an uninterrupted run", "[cli][sweep][resume]") {
+  const auto dir = scratch_dir("resume");
+  const auto whole = dir / "whole.csv";
+  REQUIRE(run_collsim(with(kSmall, {"-o", whole.string()})).code == 0);
+  CHECK_FALSE(std::filesystem::exists(dir / ".whole.csv.partial"));  // removed once the output is complete
+
+  // A run whose output cannot be written (a folder is in its place) keeps every row in its partial file.
+  const auto out = dir / "out.csv";
+  std::filesystem::create_directory(out);
+  const auto failed = run_collsim(with(kSmall, {"-o", out.string(), "-j", "2"}));
+  CHECK(failed.code == 74);
+  std::filesystem::remove(out);
+  const auto partial = dir / ".out.csv.partial";
+  const std::string full = read_file(partial);
+  // Keep its first line (which names the sweep), three records and half of the fourth, as a run
+  // killed while writing leaves it.
+  std::size_t cut = 0;
+  for (int line = 0; line < 4; ++line) cut = full.find('\n', cut) + 1;
+  std::ofstream(partial, std::ios::trunc) << full.substr(0, cut + 10);
+  check_bad_input(with(kSmall, {"-o", out.string()}), "--resume");  // never overwritten silently
+  const auto resumed = run_collsim(with(kSmall, {"-o", out.string(), "--resume", "-j", "2"}));
+  INFO(resumed.err);
+  REQUIRE(resumed.code == 0);
+  CHECK(read_file(out) == read_file(whole));
+  CHECK_FALSE(std::filesystem::exists(partial));
+
+  // A partial file of another sweep is refused.
+  std::ofstream(partial) << "collsim sweep partial v1 0000000000000000\n";
+  check_bad_input(with(kSmall, {"-o", out.string(), "--resume"}), "different sweep");
+  std::filesystem::remove(partial);
+  // --resume without a partial file starts from the beginning.
+  CHECK(run_collsim(with(kSmall, {"-o", out.string(), "--resume"})).code == 0);
+  CHECK(read_file(out) == read_file(whole));
+}
+
+TEST_CASE("sweep errors are one line and exit 2", "[cli][sweep][errors]") {
+  check_bad_input({"sweep", "--sizes", "1M", "--shard", "3/3"}, "--shard");
+  check_bad_input({"sweep", "--sizes", "1M", "--format", "xml"}, "--format");
+  check_bad_input({"sweep", "-b", "1G", "-e", "8"}, "-e/--maxbytes");
+  check_bad_input({"sweep", "--sizes", "1M", "--algorithms", "nosuch"}, "--algorithms: ");
+  check_bad_input({"sweep", "--sizes", "1M", "--algorithms", "tree", "--collectives", "allgather"}, "tree");
+  check_bad_input({"sweep", "--sizes", "1M", "--resume"}, "--resume");
+  check_bad_input({"sweep", "--sizes", "1M", "--gpus", "8..4", "--fabric", "ring"}, "--gpus");
+  check_bad_input({"sweep"}, "sizes");
+  check_bad_input({"sweep", "--sizes", "1M", "--dtype", "float7"}, "--dtype");
+  check_bad_input({"merge", "/nonexistent/shard.csv"}, "/nonexistent/shard.csv");
+}
+
+TEST_CASE("sweep lists: A..B is the powers of two, sizes follow nccl-tests -b/-e/-f/-i", "[cli][sweep]") {
+  using collsim::cli::parse_count_list;
+  using collsim::cli::size_range;
+  CHECK(parse_count_list("--gpus", "2,3,8..64", 1, 1024) == std::vector<std::uint32_t>{2, 3, 8, 16, 32, 64});
+  CHECK(parse_count_list("--gpus", "3..20", 1, 1024) == std::vector<std::uint32_t>{4, 8, 16});
+  // nccl-tests -b 8 -e 128M -f 2: 8, 16, ..., 2^27 (25 sizes); -i adds.
+  const auto f = size_range("8", "128M", "2", "", 1000);
+  CHECK(f.size() == 25);
+  CHECK(f.back() == (std::uint64_t{1} << 27));
+  CHECK(size_range("1K", "4K", "", "1K", 1000) == std::vector<collsim::Bytes>{1024, 2048, 3072, 4096});
+  CHECK(size_range("1M", "", "", "", 1000) == std::vector<collsim::Bytes>{1u << 20});
+}
+
+TEST_CASE("RFC 4180 fields: quoted when needed, read back exactly", "[cli][csv]") {
+  using namespace collsim::reports;
+  const std::vector<std::string> fields{"plain", "a,b", "say \"hi\"", "two\nlines", ""};
+  std::string record;
+  for (const auto& f : fields) record += (record.empty() ? "" : ",") + csv_field(f);
+  const auto records = split_csv_records(record + "\r\nnext\n");
+  REQUIRE(records.size() == 2);
+  CHECK(parse_csv_record(records[0]) == fields);
+  CHECK_THROWS_AS(split_csv_records("\"open"), CsvError);
+  CHECK_THROWS_AS(parse_csv_record("a\"b"), CsvError);
+}

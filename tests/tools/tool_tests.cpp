@@ -1,0 +1,184 @@
+// Tests that run collsim as a real process or need programs from outside (gnuplot, python3):
+// killing a sweep halfway (SIGKILL, SIGINT) and resuming it; charts; the CSV read by Python.
+// A test whose program is missing exits with 77, which CTest reports as skipped.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "reports/chart.hpp"
+#include "tests/cli/cli_harness.hpp"
+
+extern char** environ;
+
+using collsim::testing::scratch_dir;
+using collsim::testing::run_collsim;
+using collsim::testing::read_file;
+
+namespace {
+
+constexpr int kSkip = 77;
+
+bool on_path(const std::string& program) {
+  return std::system(("command -v " + program + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+void require_program(const std::string& program) {
+  if (on_path(program)) return;
+  WARN(program << " is not installed; skipped");
+  std::exit(kSkip);
+}
+
+// Starts collsim with `args` as a child process (output to /dev/null); returns its pid.
+pid_t spawn_collsim(const std::vector<std::string>& args) {
+  std::vector<std::string> all{COLLSIM_BINARY};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, COLLSIM_BINARY, &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  REQUIRE(rc == 0);
+  return pid;
+}
+
+std::size_t lines_in(const std::filesystem::path& p) {
+  const auto text = read_file(p);
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// A sweep of 16 rows of tens of milliseconds each (pipelined tree, 32 ranks, 32+ chunks): long
+// enough to be caught halfway, short enough to run three times.
+constexpr std::size_t kSlowRows = 16;
+std::vector<std::string> slow_sweep(const std::filesystem::path& out) {
+  return {"sweep", "--gpus", "32", "--fabric", "switch", "--algorithms", "tree", "-b", "16M", "-e", "31M",
+          "-i", "1M", "-j", "1", "-o", out.string()};
+}
+
+// Kills a real sweep with `sig` once its partial file holds two rows, then resumes it.
+void kill_and_resume(int sig, const std::string& name) {
+  const auto dir = scratch_dir(name);
+  const auto reference = dir / "reference.csv";
+  REQUIRE(run_collsim(slow_sweep(reference)).code == 0);
+
+  const auto out = dir / "out.csv";
+  const auto partial = dir / ".out.csv.partial";
+  const pid_t pid = spawn_collsim(slow_sweep(out));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  // The header line and two records.
+  while (lines_in(partial) < 3 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  ::kill(pid, sig);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (sig == SIGKILL) {
+    CHECK(WIFSIGNALED(status));
+  } else {
+    // Ctrl-C: running rows finish, the rest wait; exit 128 + SIGINT, rows kept.
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 128 + SIGINT);
+  }
+  CHECK_FALSE(std::filesystem::exists(out));
+  REQUIRE(std::filesystem::exists(partial));
+  const std::size_t kept = lines_in(partial) - 1;
+  CHECK(kept >= 2);
+  CHECK(kept < kSlowRows);  // stopped halfway, not after the end
+
+  auto resume = slow_sweep(out);
+  resume.push_back("--resume");
+  const auto r = run_collsim(resume);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(read_file(out) == read_file(reference));
+  CHECK_FALSE(std::filesystem::exists(partial));
+}
+
+// 3 algorithms x 4 GPU counts x 9 sizes, written to DIR/sweep.csv; returns its path.
+std::filesystem::path chart_sweep(const std::filesystem::path& dir) {
+  const auto csv = dir / "sweep.csv";
+  const auto r = run_collsim({"sweep", "--gpus", "2..16", "--fabric", "switch", "--algorithms", "ring,tree,halving-doubling",
+                          "-b", "1K", "-e", "64M", "-f", "4", "-o", csv.string()});
+  REQUIRE(r.code == 0);
+  return csv;
+}
+
+}  // namespace
+
+TEST_CASE("a sweep killed with SIGKILL halfway resumes into the uninterrupted file", "[process][sweep]") {
+  kill_and_resume(SIGKILL, "kill9");
+}
+
+TEST_CASE("a sweep stopped with SIGINT exits 130, keeps its rows and resumes", "[process][sweep]") {
+  kill_and_resume(SIGINT, "sigint");
+}
+
+TEST_CASE("plot makes an SVG and a PNG from a sweep's CSV (gnuplot reads it unchanged)", "[plot]") {
+  require_program("gnuplot");
+  const auto dir = scratch_dir("plot");
+  const auto csv = chart_sweep(dir);
+  const auto svg = dir / "chart.svg";
+  const auto png = dir / "chart.png";
+  const auto a = run_collsim({"plot", csv.string(), "--x", "size_bytes", "--y", "busbw_GBps", "--by", "algorithm", "--facet",
+                          "ranks", "-o", svg.string()});
+  INFO(a.err);
+  REQUIRE(a.code == 0);
+  const auto b = run_collsim({"plot", csv.string(), "--x", "ranks", "--y", "time_us", "-o", png.string()});
+  INFO(b.err);
+  REQUIRE(b.code == 0);
+  const std::string s = read_file(svg), p = read_file(png);
+  CHECK(s.size() > 1000);
+  CHECK(s.find("<svg") != std::string::npos);
+  CHECK(s.find("halving-doubling") != std::string::npos);  // a line per algorithm, in the key
+  REQUIRE(p.size() > 1000);
+  CHECK(p.substr(0, 8) == std::string("\x89PNG\r\n\x1a\n", 8));  // the PNG signature (RFC 2083)
+  // Only the chart is left in the folder: gnuplot's script, log and temporary output are gone.
+  std::size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) files += e.is_regular_file() ? 1 : 0;
+  CHECK(files == 3);
+  // gnuplot reads the sweep's CSV unchanged, with its header naming the columns.
+  const auto gp = dir / "read.gp";
+  std::ofstream(gp) << "set datafile separator comma\nset key autotitle columnhead\nstats '" << csv.string()
+                    << "' using (column(\"busbw_GBps\")) nooutput\nprint STATS_records\n";
+  const auto rows = dir / "rows.txt";
+  REQUIRE(std::system(("gnuplot " + gp.string() + " 2> " + rows.string()).c_str()) == 0);
+  // 3 algorithms x 4 GPU counts x 9 sizes (1K, 4K, ..., 64M).
+  CHECK(std::stoi(read_file(rows)) == 3 * 4 * 9);
+}
+
+TEST_CASE("plot errors name the column or file and exit 2", "[plot][errors]") {
+  const auto dir = scratch_dir("plot_errors");
+  const auto csv = dir / "s.csv";
+  std::ofstream(csv) << "a,b\n1,2\n";
+  collsim::testing::check_bad_input({"plot", csv.string(), "--x", "a", "--y", "nosuch", "-o", (dir / "c.svg").string()},
+                                 "nosuch");
+  collsim::testing::check_bad_input({"plot", csv.string(), "--x", "a", "--y", "b", "-o", (dir / "c.gif").string()},
+                                 "c.gif");
+}
+
+TEST_CASE("Python's csv module reads the sweep's CSV unchanged", "[csv][python]") {
+  require_program("python3");
+  const auto dir = scratch_dir("python");
+  const auto csv = chart_sweep(dir);
+  const auto py = dir / "read.py";
+  std::ofstream(py) << "import csv, sys\n"
+                       "rows = list(csv.DictReader(open(sys.argv[1], newline='')))\n"
+                       "assert all(float(r['busbw_GBps']) > 0 for r in rows)\n"
+                       "assert all(int(r['count']) * 4 == int(r['size_bytes']) for r in rows)\n"
+                       "print(len(rows), len(rows[0]))\n";
+  const auto result = dir / "result.txt";
+  REQUIRE(std::system(("python3 " + py.string() + " " + csv.string() + " > " + result.string()).c_str()) == 0);
+  // 108 rows, 22 columns (reports/sweep_row.hpp).
+  CHECK(read_file(result) == "108 22\n");
+}

@@ -1,0 +1,108 @@
+// collsim merge: join the shard files of a sweep (--shard I/K) into the file one unsharded run
+// writes: one header, the rows in their order (by the row column).
+#include <charconv>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "reports/csv.hpp"
+#include "tools/atomic_file.hpp"
+#include "tools/cli.hpp"
+#include "tools/commands.hpp"
+
+namespace collsim::cli {
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(fmt::format("merge: {}: cannot be read: {}", path, std::strerror(errno)));
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::uint64_t row_number(const std::string& path, std::size_t record, std::string_view text) {
+  std::uint64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
+    throw UsageError(fmt::format("merge: {} record {}: found row \"{}\", expected a row number (a file of collsim sweep)",
+                                 path, record, text));
+  return v;
+}
+
+}  // namespace
+
+CLI::App* add_merge(CLI::App& app, MergeOptions& o) {
+  auto* cmd = app.add_subcommand("merge", "Join the shard files of a sweep (--shard I/K) into the file one unsharded "
+                                          "run writes");
+  cmd->add_option("shards", o.shards, "The shard files (CSV or JSON lines of collsim sweep), in any order")->required();
+  add_value(*cmd, "-o,--output", o.output, "Write here (atomically) instead of standard output");
+  return cmd;
+}
+
+int run_merge(const MergeOptions& o, std::ostream& out) {
+  std::optional<std::string> header;
+  bool json = false;
+  std::map<std::uint64_t, std::pair<std::string, std::string>> rows;  // row -> (record, file)
+  for (std::size_t f = 0; f < o.shards.size(); ++f) {
+    const std::string& path = o.shards[f];
+    const std::string text = read_file(path);
+    const bool is_json = !text.empty() && text.front() == '{';
+    if (f > 0 && is_json != json)
+      throw UsageError(fmt::format("merge: {} is {}, but {} is {}; expected shards of one sweep", path,
+                                   is_json ? "JSON lines" : "CSV", o.shards[0], json ? "JSON lines" : "CSV"));
+    json = is_json;
+    std::vector<std::string> records;
+    try {
+      records = json ? std::vector<std::string>{} : reports::split_csv_records(text);
+    } catch (const reports::CsvError& e) {
+      throw UsageError(fmt::format("merge: {}: {}", path, e.what()));
+    }
+    if (json) {
+      std::istringstream lines(text);
+      for (std::string line; std::getline(lines, line);) records.push_back(line);
+    } else {
+      if (records.empty()) throw UsageError(fmt::format("merge: {}: found an empty file, expected a CSV header", path));
+      if (header && *header != records.front())
+        throw UsageError(fmt::format("merge: {}: its header differs from that of {}; expected shards of one sweep", path,
+                                     o.shards[0]));
+      header = records.front();
+    }
+    for (std::size_t r = json ? 0 : 1; r < records.size(); ++r) {
+      std::uint64_t row = 0;
+      if (json) {
+        const auto j = nlohmann::json::parse(records[r], nullptr, false);
+        if (j.is_discarded() || !j.is_object() || !j.contains("row") || !j["row"].is_number_unsigned())
+          throw UsageError(fmt::format("merge: {} line {}: expected a JSON object with a \"row\" number", path, r + 1));
+        row = j["row"].get<std::uint64_t>();
+      } else {
+        std::vector<std::string> fields;
+        try {
+          fields = reports::parse_csv_record(records[r]);
+        } catch (const reports::CsvError& e) {
+          throw UsageError(fmt::format("merge: {} record {}: {}", path, r + 1, e.what()));
+        }
+        row = row_number(path, r + 1, fields.front());
+      }
+      const auto [it, added] = rows.try_emplace(row, records[r], path);
+      if (!added)
+        throw UsageError(fmt::format("merge: row {} is in both {} and {}; expected each shard once", row, it->second.second,
+                                     path));
+    }
+  }
+  const auto write = [&](std::ostream& s) {
+    if (header) s << *header << "\n";
+    for (const auto& [row, record] : rows) s << record.first << "\n";
+  };
+  if (o.output.empty()) {
+    write(out);
+  } else {
+    write_file_atomically(o.output, write);
+  }
+  return kExitOk;
+}
+
+}  // namespace collsim::cli

@@ -1,0 +1,64 @@
+// collsim plot: draw a sweep's CSV with gnuplot (reports/chart.hpp) into an SVG, PNG or PDF file.
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "reports/chart.hpp"
+#include "reports/csv.hpp"
+#include "tools/cli.hpp"
+#include "tools/commands.hpp"
+
+namespace collsim::cli {
+
+CLI::App* add_plot(CLI::App& app, PlotOptions& o) {
+  auto* cmd = app.add_subcommand("plot", "Draw a sweep's CSV with gnuplot: Y against X, one line per --by value, one "
+                                         "panel per --facet value");
+  add_value(*cmd, "csv", o.input, "The CSV of collsim sweep (or any CSV with a header row)")->required();
+  add_value(*cmd, "--x", o.x, "Column on the x axis, default size_bytes (log axes where the values span enough)");
+  add_value(*cmd, "--y", o.y, "Column on the y axis, default busbw_GBps");
+  add_value(*cmd, "--by", o.by, "One line per value of this column, default algorithm");
+  add_value(*cmd, "--facet", o.facet, "One panel per value of this column, e.g. ranks");
+  add_value(*cmd, "--title", o.title, "Chart title, default \"Y vs X\"");
+  add_value(*cmd, "-o,--output", o.output, "The chart: a .svg, .png or .pdf file (written atomically)")->required();
+  return cmd;
+}
+
+int run_plot(const PlotOptions& o) {
+  const std::filesystem::path output(o.output);
+  try {
+    (void)reports::chart_terminal(output);  // a wrong file type is reported before any reading
+  } catch (const reports::ChartError& e) {
+    throw UsageError(e.what());
+  }
+  std::ifstream in(o.input, std::ios::binary);
+  if (!in) throw UsageError(fmt::format("plot: {}: cannot be read: {}", o.input, std::strerror(errno)));
+  std::stringstream text;
+  text << in.rdbuf();
+  reports::Table table;
+  try {
+    table = reports::parse_table(text.str());
+  } catch (const reports::CsvError& e) {
+    throw UsageError(fmt::format("plot: {}: {}", o.input, e.what()));
+  }
+  const reports::ChartSpec spec{o.x, o.y, o.by, o.facet, o.title};
+  // gnuplot writes a temporary file beside the chart (same extension, so the same terminal),
+  // renamed over it once complete: readers never see half a chart.
+  const auto temp = output.parent_path() / fmt::format(".{}.tmp-{}{}", output.filename().string(), ::getpid(),
+                                                       output.extension().string());
+  try {
+    reports::render_chart(table, spec, temp);
+    std::filesystem::rename(temp, output);
+  } catch (const reports::ChartError& e) {
+    std::filesystem::remove(temp);
+    throw UsageError(e.what());
+  } catch (const std::filesystem::filesystem_error& e) {
+    std::filesystem::remove(temp);
+    throw OutputError(fmt::format("{}: cannot be written: {}", o.output, e.code().message()));
+  }
+  return kExitOk;
+}
+
+}  // namespace collsim::cli

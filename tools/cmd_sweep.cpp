@@ -1,0 +1,262 @@
+// collsim sweep: the cross product of topologies (or GPU counts) × collectives × algorithms ×
+// sizes, one simulated collective per row, on every core; CSV or JSON lines.
+#include <unistd.h>
+
+#include <iostream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "reports/sweep_row.hpp"
+#include "tools/cli.hpp"
+#include "tools/commands.hpp"
+#include "tools/simulation.hpp"
+#include "tools/sweep_run.hpp"
+#include "tools/sweep_spec.hpp"
+#include "topologies/generate.hpp"
+#include "validation/dtype.hpp"
+
+namespace collsim::cli {
+namespace {
+
+// Far more rows than anyone plots; a typo such as -i 1 with -e 8G stops here, not after days.
+constexpr std::size_t kMaxRows = 10'000'000;
+
+struct SweepTopology {
+  topo::Topology topology;
+  std::string fabric;  // generator fabric, "" for a file
+};
+
+struct Job {
+  std::size_t topology;
+  std::uint32_t ranks;
+  const algo::AlgorithmInfo* algorithm;
+  Bytes size;
+};
+
+std::vector<SweepTopology> load_topologies(const SweepOptions& o) {
+  std::vector<SweepTopology> out;
+  const bool generated = !o.generator.empty();
+  if (!o.topologies.empty() && generated)
+    throw UsageError("--gpus/--fabric: given with topology files; expected one or the other");
+  if (generated) {
+    if (o.generator.gpus.empty()) throw UsageError("--gpus: missing; a generated family needs --gpus LIST and --fabric F");
+    for (std::uint32_t n : parse_count_list("--gpus", o.generator.gpus, 1, 1u << 20)) {
+      TopologyOptions t = o.generator;
+      t.gpus = std::to_string(n);
+      out.push_back({t.load(), t.fabric});
+    }
+    return out;
+  }
+  for (const auto& spec : o.topologies.empty() ? std::vector<std::string>{std::string(kDefaultTopology)} : o.topologies) {
+    TopologyOptions t;
+    t.spec = spec;
+    out.push_back({t.load(), ""});
+  }
+  return out;
+}
+
+std::vector<Bytes> sweep_sizes(const SweepOptions& o) {
+  std::vector<Bytes> sizes;
+  if (!o.min_bytes.empty() || !o.max_bytes.empty()) {
+    if (o.min_bytes.empty()) throw UsageError("-b/--minbytes: missing; -e needs -b (e.g. -b 8 -e 1G -f 2)");
+    sizes = size_range(o.min_bytes, o.max_bytes, o.step_factor, o.step_bytes, kMaxRows);
+  } else if (!o.step_factor.empty() || !o.step_bytes.empty()) {
+    throw UsageError("-f/-i: given without -b/--minbytes; expected -b MIN -e MAX with them");
+  }
+  if (!o.sizes.empty())
+    for (const auto& s : split_list("--sizes", o.sizes)) sizes.push_back(parse_size_flag("--sizes", s));
+  if (sizes.empty()) throw UsageError("-b/--sizes: missing; give sizes as -b 8 -e 1G [-f 2 | -i STEP] or --sizes 1M,1G");
+  return sizes;
+}
+
+// The algorithms named by --algorithms for `collective` (all that support it for "all"); a name
+// that exists only for other collectives is left out, an unknown one is an error.
+std::vector<const algo::AlgorithmInfo*> algorithms_for(const algo::AlgorithmRegistry& registry, sched::Collective c,
+                                                       const std::vector<std::string>& names) {
+  std::vector<const algo::AlgorithmInfo*> out;
+  for (const auto& name : names) {
+    if (name != "all") {
+      const auto all = registry.names();
+      if (std::find(all.begin(), all.end(), name) == all.end()) {
+        try {
+          (void)registry.find(c, name);  // throws, listing the algorithms
+        } catch (const algo::AlgorithmError& e) {
+          throw UsageError(fmt::format("--algorithms: {}", e.what()));
+        }
+      }
+    }
+    for (const auto& info : registry.all())
+      if (info.collective == c && (name == "all" || info.name == name) &&
+          std::find(out.begin(), out.end(), &info) == out.end())
+        out.push_back(&info);
+  }
+  return out;
+}
+
+}  // namespace
+
+CLI::App* add_sweep(CLI::App& app, SweepOptions& o) {
+  auto* cmd = app.add_subcommand(
+      "sweep", "Simulate every combination of topologies (or GPU counts), collectives, algorithms and sizes; one CSV "
+               "row (or JSON line) each");
+  cmd->add_option("topologies", o.topologies, "Topology files or bundled names (default dgx-a100)");
+  add_value(*cmd, "--gpus", o.generator.gpus,
+            "Generate one fabric per GPU count: a list such as 2,4,8..1024 (A..B = the powers of two from A to B); "
+            "needs --fabric");
+  add_value(*cmd, "--fabric", o.generator.fabric, "Generated fabric: ring | switch | fully-connected");
+  add_value(*cmd, "--link-bandwidth", o.generator.link_bandwidth,
+            "Generated links' bandwidth per direction, default 25GB/s (GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s)");
+  add_value(*cmd, "--link-latency", o.generator.link_latency, "Generated links' latency, default 1us");
+  add_value(*cmd, "--nodes", o.generator.nodes,
+            "Generate K hosts of N/K GPUs each (needs --fabric switch; K must divide every --gpus N)");
+  add_value(*cmd, "--net-bandwidth", o.generator.net_bandwidth, "With --nodes: each host's network link, default 25GB/s");
+  add_value(*cmd, "--net-latency", o.generator.net_latency, "With --nodes: its latency, default 2us");
+  add_value(*cmd, "--ranks", o.ranks, "Rank counts to run on each topology (its first N GPUs), e.g. 2..8 (default: all)");
+  add_value(*cmd, "-b,--minbytes", o.min_bytes, "Smallest size, as nccl-tests -b (K/M/G = powers of 1024, KB/MB/GB of 1000)");
+  add_value(*cmd, "-e,--maxbytes", o.max_bytes, "Largest size, as nccl-tests -e");
+  add_value(*cmd, "-f,--stepfactor", o.step_factor, "Multiply the size by this from -b to -e (default 2)");
+  add_value(*cmd, "-i,--stepbytes", o.step_bytes, "Or add this many bytes per step");
+  add_value(*cmd, "--sizes", o.sizes, "Sizes as a list, e.g. 1M,64M,1G (after those of -b/-e)");
+  add_value(*cmd, "--collectives", o.collectives, "Collectives, comma-separated (default allreduce)");
+  add_value(*cmd, "--algorithms", o.algorithms,
+            "Algorithms, comma-separated, or all (every algorithm of each collective); default ring");
+  add_value(*cmd, "--root", o.algorithm.root, "Root rank of broadcast and reduce, default 0");
+  add_value(*cmd, "--chunk-size", o.algorithm.chunk_size, "Pipeline chunk of tree algorithms, default 512K");
+  add_value(*cmd, "--ps-shards", o.algorithm.ps_shards, "ps: spread the buffer over K servers, default 1");
+  add_value(*cmd, "--dtype", o.dtype, "Element type for the count and type columns, default float32");
+  add_value(*cmd, "--network", o.network, "Network model: flow (default) or fifo");
+  add_value(*cmd, "--format", o.format, "csv (default) or json (JSON lines: one object per row)");
+  add_value(*cmd, "-o,--output", o.output,
+            "Write here (atomically, when every row is done) instead of standard output; rows done so far are kept "
+            "in .NAME.partial beside it");
+  add_value(*cmd, "-j,--jobs", o.jobs, "Threads, default the number of cores; the output is the same for any -j");
+  add_value(*cmd, "--shard", o.shard,
+            "I/K: run only rows I, I+K, I+2K, ... (0 <= I < K), for one task of a job array; join with collsim merge");
+  cmd->add_flag("--resume", o.resume, "Continue an interrupted sweep to -o FILE from its partial file");
+  return cmd;
+}
+
+int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.format != "csv" && o.format != "json")
+    throw UsageError(fmt::format("--format: found \"{}\", expected csv or json", o.format));
+  const auto dtype = validation::parse_dtype(o.dtype);
+  if (!dtype)
+    throw UsageError(fmt::format("--dtype: found \"{}\", expected one of: {}", o.dtype, validation::dtype_names_list()));
+  check_network_name(o.network);
+  const unsigned threads =
+      o.jobs.empty() ? std::max(1u, std::thread::hardware_concurrency()) : parse_count("-j/--jobs", o.jobs, 1, 1024);
+  std::uint32_t shard = 0, shards = 1;
+  if (!o.shard.empty()) {
+    const auto slash = o.shard.find('/');
+    if (slash == std::string::npos) throw UsageError(fmt::format("--shard: found \"{}\", expected I/K such as 0/4", o.shard));
+    shards = parse_count("--shard", o.shard.substr(slash + 1), 1, 1u << 20);
+    shard = parse_count("--shard", o.shard.substr(0, slash), 0, shards - 1);
+  }
+  const auto collectives = split_list("--collectives", o.collectives);
+  const auto algorithm_names = split_list("--algorithms", o.algorithms);
+  const auto sizes = sweep_sizes(o);
+  const auto registry = algo::builtin_registry();
+  std::vector<sched::Collective> kinds;
+  for (const auto& c : collectives) {
+    AlgorithmOptions a;
+    a.collective = c;
+    kinds.push_back(a.collective_kind());
+  }
+  const auto topologies = load_topologies(o);
+  std::vector<std::uint32_t> rank_counts;
+  if (!o.ranks.empty()) rank_counts = parse_count_list("--ranks", o.ranks, 1, 1u << 20);
+
+  // The rows in their fixed order: topology, ranks, collective, algorithm, size (innermost).
+  std::vector<Job> jobs;
+  std::size_t too_few_gpus = 0;
+  std::string fingerprint_text = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}/{}", o.format, o.network, validation::dtype_name(*dtype),
+                                             o.algorithm.root, o.algorithm.chunk_size, o.algorithm.ps_shards,
+                                             reports::sweep_csv_header(), shard, shards);
+  for (std::size_t t = 0; t < topologies.size(); ++t) {
+    const std::uint32_t gpus = static_cast<std::uint32_t>(topologies[t].topology.gpus().size());
+    for (std::uint32_t n : rank_counts.empty() ? std::vector<std::uint32_t>{gpus} : rank_counts) {
+      if (n > gpus) {
+        ++too_few_gpus;
+        continue;
+      }
+      for (sched::Collective c : kinds)
+        for (const auto* a : algorithms_for(registry, c, algorithm_names))
+          for (Bytes s : sizes) {
+            if (jobs.size() >= kMaxRows) throw UsageError(fmt::format("sweep: more than {} rows; expected fewer", kMaxRows));
+            jobs.push_back({t, n, a, s});
+            fingerprint_text += fmt::format("|{}:{}:{}:{}:{}", topologies[t].topology.name(), n, a->name,
+                                            sched::collective_name(c), s);
+          }
+    }
+  }
+  // A name that serves none of the collectives would silently give no rows.
+  for (const auto& name : algorithm_names) {
+    bool used = name == "all";
+    for (sched::Collective c : kinds)
+      for (const auto* a : algorithms_for(registry, c, {name})) used |= a != nullptr;
+    if (!used)
+      throw UsageError(fmt::format("--algorithms: {} has none of the collectives {}; `collsim algorithms` lists what "
+                                   "each one has",
+                                   name, o.collectives));
+  }
+  if (too_few_gpus > 0)
+    err << fmt::format("collsim: sweep: left out {} topology/--ranks pair(s) with more ranks than GPUs\n", too_few_gpus);
+  // Options are checked once up front, so a typo fails at once rather than skipping every row.
+  {
+    AlgorithmOptions check = o.algorithm;
+    (void)check.request(1u << 20, 0);
+  }
+
+  std::vector<std::size_t> mine;  // this shard's rows
+  for (std::size_t i = shard; i < jobs.size(); i += shards) mine.push_back(i);
+  const bool json = o.format == "json";
+  const std::string dtype_name(validation::dtype_name(*dtype));
+  const auto run_one = [&](std::size_t k) -> JobOutcome {
+    const Job& j = jobs[mine[k]];
+    const SweepTopology& t = topologies[j.topology];
+    AlgorithmOptions flags = o.algorithm;
+    flags.collective = std::string(sched::collective_name(j.algorithm->collective));
+    flags.algorithm = std::string(j.algorithm->name);
+    Plan plan;
+    try {
+      plan = build_plan(*j.algorithm, t.topology, j.ranks, flags, j.size, validation::dtype_size(*dtype));
+    } catch (const algo::AlgorithmError& e) {
+      return {true, e.what()};
+    } catch (const UsageError& e) {  // e.g. --root beyond this row's ranks
+      return {true, e.what()};
+    }
+    const Simulated run = simulate_plan(plan, t.topology, o.network);
+    const reports::SweepRowContext context{mine[k], t.fabric, dtype_name, validation::dtype_size(*dtype)};
+    return {false, json ? reports::sweep_json_row(context, run.summary, t.topology)
+                        : reports::sweep_csv_row(context, run.summary, t.topology)};
+  };
+
+  SweepRunSpec spec;
+  spec.count = mine.size();
+  spec.header = json ? std::string() : reports::sweep_csv_header();
+  // FNV-1a (64 bit): stable across builds, unlike std::hash.
+  std::uint64_t hash = 0xcbf29ce484222325u;
+  for (unsigned char ch : fingerprint_text) hash = (hash ^ ch) * 0x100000001b3u;
+  spec.fingerprint = fmt::format("{:016x}", hash);
+  if (!o.output.empty()) spec.output = o.output;
+  spec.resume = o.resume;
+  spec.threads = threads;
+  spec.progress = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
+  const SweepRunReport report = run_jobs(spec, run_one, out, err);
+  if (report.skipped > 0) {
+    const Job& j = jobs[mine[*report.first_skipped]];
+    err << fmt::format("collsim: sweep: skipped {} row(s) that an algorithm cannot run, first {} on {} ranks of {}: {}\n",
+                       report.skipped, j.algorithm->name, j.ranks, topologies[j.topology].topology.name(),
+                       report.first_skip_reason);
+  }
+  if (report.signal > 0) {
+    err << fmt::format("collsim: sweep stopped by signal {}; {} of {} rows are kept in {}; run the same command with "
+                       "--resume to finish it\n",
+                       report.signal, report.finished, spec.count, spec.output ? report.partial.string() : "(none)");
+    return 128 + report.signal;
+  }
+  return kExitOk;
+}
+
+}  // namespace collsim::cli

@@ -1,0 +1,98 @@
+#include "tools/simulation.hpp"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "algorithms/closed_form.hpp"
+#include "tools/cli.hpp"
+#include "topologies/hosts.hpp"
+#include "topologies/routes.hpp"
+
+namespace collsim::cli {
+namespace {
+
+// The fabric as the closed forms see it: the route between the first two ranks, whether a GPU
+// reaches its peers through one port (a switch) or through a link per peer, and, when the ranks
+// span hosts, the route from rank 0 to the same local rank of the next host and how many of the
+// first host's ranks share one link on their way there (its L on --nodes K: one uplink per host).
+algo::AlphaBeta fabric_alpha_beta(const topo::Topology& topology, std::span<const topo::NodeId> ranks,
+                                  const algo::Request& request) {
+  if (ranks.size() < 2) return {};
+  topo::RouteCache routes(topology);
+  const topo::Route& r = routes.get(ranks[0], ranks[1]);
+  std::size_t ports = 0;
+  for (const auto& l : topology.links()) ports += l.from == ranks[0] ? 1 : 0;
+  algo::AlphaBeta fabric{r.latency, r.bottleneck, ports == 1};
+  // One link per peer only when rank 0 reaches every other rank in one hop (fully connected).
+  for (std::size_t q = 1; q < ranks.size() && ports != 1 && !fabric.neighbours_only; ++q)
+    fabric.neighbours_only = routes.get(ranks[0], ranks[q]).links.size() != 1;
+  const auto& hosts = request.hosts;
+  std::size_t local = 0;  // ranks on the first host, consecutive from rank 0
+  while (local < hosts.size() && hosts[local] == hosts[0]) ++local;
+  if (local == 0 || local >= hosts.size() || 2 * local > ranks.size()) return fabric;
+  const topo::Route& net = routes.get(ranks[0], ranks[local]);
+  std::map<topo::LinkId, std::uint32_t> users;
+  std::uint32_t sharing = 1;
+  for (std::size_t l = 0; l < local; ++l)
+    for (topo::LinkId id : routes.get(ranks[l], ranks[local + l]).links) sharing = std::max(sharing, ++users[id]);
+  fabric.inter_host = algo::HostNetwork{net.latency, net.bottleneck, sharing};
+  return fabric;
+}
+
+}  // namespace
+
+void place_helpers(const topo::Topology& topology, const std::vector<std::string>& ids,
+                   std::vector<topo::NodeId>& rank_to_node) {
+  for (const auto& id : ids) {
+    const auto node = topology.find_node(id);
+    if (!node) throw UsageError(fmt::format("--ps-node: topology {} has no node \"{}\"", topology.name(), id));
+    if (std::find(rank_to_node.begin(), rank_to_node.end(), *node) != rank_to_node.end())
+      throw UsageError(fmt::format("--ps-node: \"{}\" already runs a rank, expected a node outside the ranks", id));
+    rank_to_node.push_back(*node);
+  }
+}
+
+Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topology, std::uint32_t ranks,
+                const AlgorithmOptions& flags, Bytes size, Bytes element_size) {
+  const auto gpus = topology.gpus();
+  algo::Request request = flags.request(ranks, size);
+  request.element_size = element_size;
+  std::vector<topo::NodeId> rank_to_node(gpus.begin(), gpus.begin() + ranks);
+  // Algorithms never see the topology; the hierarchical one learns which ranks share a host here.
+  request.hosts = topo::host_indices(topology, rank_to_node);
+  place_helpers(topology, flags.ps_nodes(), rank_to_node);
+  sched::Schedule schedule = algorithm.build(request);
+  return Plan{std::move(schedule), std::move(rank_to_node), std::move(request)};
+}
+
+void check_network_name(std::string_view name) {
+  const auto names = net::network_model_names();
+  if (std::find(names.begin(), names.end(), name) == names.end())
+    throw UsageError(fmt::format("--network: unknown network model \"{}\", expected one of: {}", name,
+                                 fmt::join(names, ", ")));
+}
+
+Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::string_view network_name,
+                        net::TransferObserver* observer) {
+  std::unique_ptr<net::NetworkModel> network;
+  try {
+    network = net::make_network_model(network_name, topology);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("--network: {}", e.what()));
+  }
+  sim::Result result = sim::run(plan.schedule, topology, plan.rank_to_node, *network, observer);
+  sim::Summary summary =
+      sim::summarize(plan.schedule, topology, plan.rank_to_node, result, std::string(network->name()));
+  // Ranks on several hosts see two fabrics (the host's and the network's); closed_form_time gives
+  // a form there only for the algorithm built for it (hierarchical).
+  if (plan.request)
+    summary.closed_form = algo::closed_form_time(plan.schedule.algorithm, *plan.request,
+                                                 fabric_alpha_beta(topology, plan.rank_to_node, *plan.request));
+  return Simulated{std::move(result), std::move(summary)};
+}
+
+}  // namespace collsim::cli

@@ -1,0 +1,264 @@
+#include "tools/sweep_run.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "tools/atomic_file.hpp"
+#include "tools/cli.hpp"
+
+namespace collsim::cli {
+namespace {
+
+// A signal handler can only reach a global; it is the one piece of global state, set by the
+// handler and read by the workers, and reset at the start of every run.
+std::atomic<int> g_stop_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free, "a signal handler needs a lock-free flag");
+
+extern "C" void on_stop_signal(int sig) { g_stop_signal.store(sig); }
+
+// Catches SIGINT and SIGTERM (Ctrl-C; a batch system's time limit) for its lifetime.
+class StopSignals {
+ public:
+  StopSignals() {
+    g_stop_signal.store(0);
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~StopSignals() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+constexpr std::string_view kMagic = "collsim sweep partial v1 ";
+
+// Records of the partial file are one line each: "JOB ok|skip TEXT", TEXT with \ and line breaks escaped.
+std::string escape(std::string_view s) {
+  std::string e;
+  for (char c : s) e += c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\r' ? "\\r" : std::string(1, c);
+  return e;
+}
+
+std::optional<std::string> unescape(std::string_view s) {
+  std::string u;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\\') {
+      u += s[i];
+      continue;
+    }
+    if (++i == s.size()) return std::nullopt;
+    if (s[i] == '\\') u += '\\';
+    else if (s[i] == 'n') u += '\n';
+    else if (s[i] == 'r') u += '\r';
+    else return std::nullopt;
+  }
+  return u;
+}
+
+std::string record_line(std::size_t job, const JobOutcome& o) {
+  return fmt::format("{} {} {}\n", job, o.skipped ? "skip" : "ok", escape(o.text));
+}
+
+// Reads the partial file: the outcomes it holds, and how many of its bytes are whole lines (a
+// run killed while writing leaves half a line, which is dropped).
+std::uintmax_t load_partial(const std::filesystem::path& path, const SweepRunSpec& spec,
+                            std::vector<std::optional<JobOutcome>>& outcomes) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  const auto bad = [&](std::size_t line, std::string_view what) {
+    return UsageError(fmt::format("--resume: {} line {}: {}; expected a partial file of this sweep, or delete it",
+                                  path.string(), line, what));
+  };
+  std::size_t pos = 0;
+  std::size_t line = 0;
+  while (true) {
+    const auto nl = text.find('\n', pos);
+    if (nl == std::string::npos) break;
+    const std::string_view l(text.data() + pos, nl - pos);
+    ++line;
+    if (line == 1) {
+      if (l != std::string(kMagic) + spec.fingerprint)
+        throw UsageError(fmt::format("--resume: {} was written by a different sweep (other topologies, sizes, "
+                                     "algorithms, options or shard); expected the same command, or delete it",
+                                     path.string()));
+    } else {
+      const auto sp1 = l.find(' ');
+      const auto sp2 = sp1 == std::string_view::npos ? sp1 : l.find(' ', sp1 + 1);
+      if (sp2 == std::string_view::npos) throw bad(line, "found no \"JOB ok|skip\" record");
+      std::size_t job = 0;
+      try {
+        job = std::stoull(std::string(l.substr(0, sp1)));
+      } catch (const std::exception&) {
+        throw bad(line, "found no job number");
+      }
+      const auto kind = l.substr(sp1 + 1, sp2 - sp1 - 1);
+      auto payload = unescape(l.substr(sp2 + 1));
+      if (job >= spec.count || (kind != "ok" && kind != "skip") || !payload) throw bad(line, "found a malformed record");
+      outcomes[job] = JobOutcome{kind == "skip", std::move(*payload)};
+    }
+    pos = nl + 1;
+  }
+  if (line == 0) throw bad(1, "found no header line");
+  return pos;
+}
+
+std::string duration_text(double seconds) {
+  const auto s = static_cast<std::uint64_t>(seconds + 0.5);
+  return s >= 3600 ? fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60) : fmt::format("{}:{:02}", s / 60, s % 60);
+}
+
+}  // namespace
+
+std::filesystem::path partial_path(const std::filesystem::path& output) {
+  return output.parent_path() / ("." + output.filename().string() + ".partial");
+}
+
+SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome(std::size_t)>& job,
+                        std::ostream& out, std::ostream& err) {
+  SweepRunReport report;
+  std::vector<std::optional<JobOutcome>> outcomes(spec.count);
+  std::FILE* partial = nullptr;
+  if (spec.output) {
+    report.partial = partial_path(*spec.output);
+    const bool exists = std::filesystem::exists(report.partial);
+    if (exists && !spec.resume)
+      throw UsageError(fmt::format("-o: {} holds an interrupted run of a sweep to {}; expected --resume to continue "
+                                   "it, or delete it to start again",
+                                   report.partial.string(), spec.output->string()));
+    if (exists) {
+      std::filesystem::resize_file(report.partial, load_partial(report.partial, spec, outcomes));
+      partial = std::fopen(report.partial.c_str(), "ab");
+    } else {
+      if (spec.resume) err << fmt::format("collsim: --resume: no partial file {}; starting the sweep from the beginning\n",
+                                          report.partial.string());
+      partial = std::fopen(report.partial.c_str(), "wbx");
+      if (partial) {
+        const std::string head = std::string(kMagic) + spec.fingerprint + "\n";
+        std::fwrite(head.data(), 1, head.size(), partial);
+        std::fflush(partial);
+      }
+    }
+    if (!partial) throw OutputError(fmt::format("{}: cannot be written: {}", report.partial.string(), std::strerror(errno)));
+  } else if (spec.resume) {
+    throw UsageError("--resume: needs -o FILE (an interrupted sweep to standard output keeps no partial file)");
+  }
+
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < spec.count; ++i)
+    if (!outcomes[i]) todo.push_back(i);
+  const std::size_t already = spec.count - todo.size();
+
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::size_t done = already;
+  std::size_t printed = 0;  // records written to `out` (standard output mode), in job order
+  std::size_t exited = 0;
+  std::atomic<std::size_t> next{0};
+  std::optional<std::pair<std::size_t, std::exception_ptr>> failure;
+  bool write_failed = false;
+  if (!spec.output) out << spec.header;
+
+  StopSignals signals;
+  const auto worker = [&] {
+    while (g_stop_signal.load() == 0) {
+      const std::size_t k = next.fetch_add(1);
+      if (k >= todo.size()) break;
+      const std::size_t i = todo[k];
+      JobOutcome o;
+      try {
+        o = job(i);
+      } catch (...) {
+        std::lock_guard lock(mutex);
+        if (!failure || failure->first > i) failure.emplace(i, std::current_exception());
+        g_stop_signal.store(-1);
+        break;
+      }
+      std::lock_guard lock(mutex);
+      if (partial) {
+        const std::string line = record_line(i, o);
+        write_failed |= std::fwrite(line.data(), 1, line.size(), partial) != line.size() || std::fflush(partial) != 0;
+      }
+      outcomes[i] = std::move(o);
+      ++done;
+      if (!spec.output)
+        for (; printed < spec.count && outcomes[printed]; ++printed)
+          if (!outcomes[printed]->skipped) out << outcomes[printed]->text;
+      changed.notify_all();
+    }
+    std::lock_guard lock(mutex);
+    ++exited;
+    changed.notify_all();
+  };
+
+  const auto started = std::chrono::steady_clock::now();
+  const auto draw = [&](std::size_t d) {
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const double rate = secs > 0 ? static_cast<double>(d - already) / secs : 0;
+    constexpr std::size_t kWidth = 30;
+    const std::size_t filled = spec.count == 0 ? kWidth : d * kWidth / spec.count;
+    err << fmt::format("\rsweep [{}{}] {}/{} rows  {:.1f} rows/s  {} left ", std::string(filled, '#'),
+                       std::string(kWidth - filled, '.'), d, spec.count, rate,
+                       rate > 0 ? duration_text(static_cast<double>(spec.count - d) / rate) : std::string("?"))
+        << std::flush;
+  };
+  {
+    const unsigned n = static_cast<unsigned>(std::min<std::size_t>(spec.threads, std::max<std::size_t>(todo.size(), 1)));
+    std::vector<std::jthread> threads;
+    for (unsigned t = 0; t < n; ++t) threads.emplace_back(worker);
+    std::unique_lock lock(mutex);
+    while (exited < n) {
+      changed.wait_for(lock, std::chrono::milliseconds(200));
+      if (spec.progress) draw(done);
+    }
+  }
+  if (spec.progress) err << "\n";
+  if (partial) write_failed |= std::fclose(partial) != 0;
+  if (failure) std::rethrow_exception(failure->second);
+  if (write_failed) throw OutputError(fmt::format("{}: cannot be written", report.partial.string()));
+
+  report.finished = done;
+  for (std::size_t i = 0; i < spec.count; ++i)
+    if (outcomes[i] && outcomes[i]->skipped) {
+      if (!report.first_skipped) {
+        report.first_skipped = i;
+        report.first_skip_reason = outcomes[i]->text;
+      }
+      ++report.skipped;
+    }
+  report.signal = g_stop_signal.load();
+  if (report.signal != 0) return report;
+  if (spec.output) {
+    write_file_atomically(*spec.output, [&](std::ostream& s) {
+      s << spec.header;
+      for (const auto& o : outcomes)
+        if (!o->skipped) s << o->text;
+    });
+    std::filesystem::remove(report.partial);
+  }
+  return report;
+}
+
+}  // namespace collsim::cli

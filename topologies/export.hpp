@@ -1,0 +1,22 @@
+// A topology written out: as Graphviz DOT (a picture of the fabric) and as normalised JSON (the
+// topology file format of load_json.hpp, with every default made explicit and exact units).
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "topologies/topology.hpp"
+
+namespace collsim::topo {
+
+/// Writes `t` as an undirected Graphviz graph through Boost.Graph's write_graphviz: one vertex per
+/// node (labelled with its id; GPUs as boxes, switches as diamonds), one edge per link of the file
+/// labelled "TYPE\nBANDWIDTH" per direction (and "half duplex" where it is).
+void write_dot(const Topology& t, std::ostream& out);
+
+/// `t` in the topology file format, pretty-printed: name, description, nodes (id, type and, when
+/// set, model and host), links (from, to, type, bandwidth in exact bits/s "Nb/s", latency in exact
+/// picoseconds "Nps", duplex). Loading it gives the same topology; newline-terminated.
+std::string normalized_json(const Topology& t);
+
+}  // namespace collsim::topo

@@ -3,6 +3,8 @@
 // one-line errors. (Killing a real sweep process is in tests/tools/sweep_process_test.cpp.)
 #include <catch2/catch.hpp>
 
+#include <fstream>
+
 #include <map>
 #include <set>
 

@@ -1,6 +1,8 @@
 // simulate --trace (Chrome trace event format) and topo --dot / --format json, in-process.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+
 #include <map>
 
 #include <nlohmann/json.hpp>

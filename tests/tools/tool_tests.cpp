@@ -3,6 +3,8 @@
 // A test whose program is missing exits with 77, which CTest reports as skipped.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>

@@ -8,15 +8,19 @@
 
 #include <fmt/format.h>
 
+#include "algorithms/channels.hpp"
 #include "algorithms/closed_form.hpp"
 #include "algorithms/registry.hpp"
 #include "reports/simulate_report.hpp"
 #include "sim/engine.hpp"
+#include "sim/op_costs.hpp"
 #include "sim/schedule/json_io.hpp"
+#include "sim/schedule/slicing.hpp"
 #include "sim/summary.hpp"
 #include "tools/atomic_file.hpp"
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
+#include "tools/fidelity_options.hpp"
 #include "topologies/hosts.hpp"
 #include "topologies/routes.hpp"
 #include "validation/cpu_replay.hpp"
@@ -27,13 +31,17 @@ namespace {
 
 // The fabric as the closed forms see it: the route between the first two ranks, and whether a GPU
 // reaches its peers through one port (a switch) or through a link per peer.
-algo::AlphaBeta fabric_alpha_beta(const topo::Topology& topology, std::span<const topo::NodeId> ranks) {
+// `topology` is the one the run uses (bandwidths after the protocol's efficiency); a step also
+// pays the protocol's step latency for the route's class.
+algo::AlphaBeta fabric_alpha_beta(const topo::Topology& topology, std::span<const topo::NodeId> ranks,
+                                  const sim::CostSettings& costs) {
   if (ranks.size() < 2) return {};
   topo::RouteCache routes(topology);
   const topo::Route& r = routes.get(ranks[0], ranks[1]);
   std::size_t ports = 0;
   for (const auto& l : topology.links()) ports += l.from == ranks[0] ? 1 : 0;
-  return algo::AlphaBeta{r.latency, r.bottleneck, ports == 1};
+  const Time step = costs.step_latency[static_cast<std::size_t>(sim::route_class(topology, r.links))];
+  return algo::AlphaBeta{r.latency + step, r.bottleneck, ports == 1};
 }
 
 
@@ -47,6 +55,7 @@ struct Plan {
   sched::Schedule schedule;
   std::vector<topo::NodeId> rank_to_node;
   std::optional<algo::Request> request;  // what a built-in algorithm was asked for (for its closed form)
+  Fidelity fidelity;
 };
 
 // Runs ranks nranks.. (helpers, such as parameter servers on a CPU) on the nodes named by --ps-node.
@@ -88,9 +97,11 @@ Plan build_plan(const SimulateOptions& o) {
   std::vector<topo::NodeId> rank_to_node(gpus.begin(), gpus.begin() + ranks);
   // Algorithms never see the topology; the hierarchical one learns which ranks share a host here.
   request.hosts = topo::host_indices(topology, rank_to_node);
+  Fidelity fidelity = resolve_fidelity(o.fidelity, topology, rank_to_node, algorithm.name, request.collective, size,
+                                       request);
   place_helpers(topology, o.algorithm.ps_nodes(), rank_to_node);
-  sched::Schedule schedule = algorithm.build(request);
-  return Plan{std::move(topology), std::move(schedule), std::move(rank_to_node), request};
+  sched::Schedule schedule = algo::build_with_channels(algorithm, request, fidelity.channels);
+  return Plan{std::move(topology), std::move(schedule), std::move(rank_to_node), request, std::move(fidelity)};
 }
 
 // A schedule file (--schedule): it gives the collective, algorithm, ranks and size.
@@ -119,8 +130,10 @@ Plan load_plan(const SimulateOptions& o) {
                     "helper (e.g. --ps-node cpu0)",
                     helpers.size(), o.schedule, schedule.helpers));
   std::vector<topo::NodeId> rank_to_node(gpus.begin(), gpus.begin() + schedule.nranks);
+  Fidelity fidelity = resolve_fidelity(o.fidelity, topology, rank_to_node, schedule.algorithm, schedule.collective,
+                                       schedule.size, std::nullopt);
   place_helpers(topology, helpers, rank_to_node);
-  return Plan{std::move(topology), std::move(schedule), std::move(rank_to_node), std::nullopt};
+  return Plan{std::move(topology), std::move(schedule), std::move(rank_to_node), std::nullopt, std::move(fidelity)};
 }
 
 }  // namespace
@@ -137,6 +150,7 @@ CLI::App* add_simulate(CLI::App& app, SimulateOptions& o) {
   add_value(*cmd, "--network", o.network,
             "Network model: flow (default; links shared max-min fairly) or fifo (one transfer per link and "
             "direction at a time)");
+  o.fidelity.add_to(*cmd);
   o.verify.add_to(*cmd);
   add_value(*cmd, "--schedule", o.schedule,
             "Simulate the schedule in this JSON file (sim/schedule/schedule.schema.json), which gives the "
@@ -162,14 +176,25 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     throw UsageError(
         "--format: no report is printed when --save-schedule - writes the schedule to standard output; "
         "expected one or the other");
+  const std::string model = o.fidelity.model_name();
   const Plan plan = o.schedule.empty() ? build_plan(o) : load_plan(o);
+  const Fidelity& fidelity = plan.fidelity;
+  // The schedule that runs: the plan's, its chunks cut into slices when slicing is on.
+  const sched::Schedule schedule =
+      fidelity.slice > 0 ? sched::slice_schedule(plan.schedule, fidelity.slice) : plan.schedule;
+  // The network sees each link at what the protocol leaves of its bandwidth; reports keep the line rates.
+  const bool full_rate = std::all_of(fidelity.costs.bandwidth_factor.begin(), fidelity.costs.bandwidth_factor.end(),
+                                     [](double f) { return f == 1.0; });
+  std::optional<topo::Topology> scaled;
+  if (!full_rate) scaled = plan.topology.with_bandwidth_factors(fidelity.costs.bandwidth_factor);
+  const topo::Topology& run_topology = scaled ? *scaled : plan.topology;
   std::unique_ptr<net::NetworkModel> network;
   try {
-    network = net::make_network_model(o.network, plan.topology);
+    network = net::make_network_model(o.network, run_topology);
   } catch (const std::invalid_argument& e) {
     throw UsageError(fmt::format("--network: {}", e.what()));
   }
-  const auto write_schedule = [&](std::ostream& s) { sched::write_schedule_json(plan.schedule, s); };
+  const auto write_schedule = [&](std::ostream& s) { sched::write_schedule_json(schedule, s); };
   if (schedule_to_stdout) {
     write_schedule(out);
     o.topology.default_notice(err);
@@ -177,15 +202,33 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
   }
 
   std::optional<validation::ReplayReport> check;
-  if (replay_options) check = validation::replay_on_cpu(plan.schedule, *replay_options);
-  const sim::Result result = sim::run(plan.schedule, plan.topology, plan.rank_to_node, *network);
-  sim::Summary summary =
-      sim::summarize(plan.schedule, plan.topology, plan.rank_to_node, result, std::string(network->name()));
+  if (replay_options) check = validation::replay_on_cpu(schedule, *replay_options);
+  sim::RunOptions run_options;
+  run_options.start = fidelity.costs.base_latency;
+  run_options.op_delay = sim::op_delays(schedule, plan.topology, plan.rank_to_node, fidelity.costs);
+  const sim::Result result = sim::run(schedule, run_topology, plan.rank_to_node, *network, run_options);
+  sim::Summary summary = sim::summarize(schedule, plan.topology, plan.rank_to_node, result, std::string(network->name()));
   // The closed forms see one uniform fabric (one α, one B); ranks on several hosts have two, the
   // host's and the network's, so a single-fabric form would be wrong there and none is given.
+  // They take the protocol's base and step latency and efficiency, not channels or slices.
   if (plan.request && !on_several_hosts(*plan.request))
-    summary.closed_form = algo::closed_form_time(plan.schedule.algorithm, *plan.request,
-                                                 fabric_alpha_beta(plan.topology, plan.rank_to_node));
+    if (const auto form = algo::closed_form_time(plan.schedule.algorithm, *plan.request,
+                                                 fabric_alpha_beta(run_topology, plan.rank_to_node, fidelity.costs)))
+      summary.closed_form = checked_add(*form, *form > Time{0} ? fidelity.costs.base_latency : Time{0});
+  summary.protocol = fidelity.protocol ? std::string(topo::protocol_name(*fidelity.protocol)) : "none";
+  summary.protocol_source = fidelity.protocol_auto
+                                ? fmt::format("{}: auto, picked for this size by NCCL's cost model", fidelity.protocol_source)
+                                : fidelity.protocol_source;
+  summary.channels = fidelity.channels;
+  summary.channels_source = fidelity.channels_source;
+  summary.slice = fidelity.slice;
+  summary.slice_source = fidelity.slice_source;
+  summary.model = model;
+  if (model == "analytical") summary.model_time = summary.closed_form;
+  if (model == "nccl")
+    summary.model_time = nccl_model_time(fidelity, plan.topology,
+                                         std::span(plan.rank_to_node).first(plan.schedule.nranks),
+                                         plan.schedule.algorithm, plan.schedule.collective, plan.schedule.size);
   // Saved once the run has succeeded, so a failed command leaves no new file behind.
   if (!o.save_schedule.empty()) write_file_atomically(o.save_schedule, write_schedule);
   const reports::SimulationView view{summary, result, plan.topology, plan.rank_to_node, check ? &*check : nullptr};

@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tools/fidelity_options.hpp"
 #include "tools/options.hpp"
 #include "tools/verify_options.hpp"
 
@@ -22,6 +23,7 @@ struct SimulateOptions {
   std::string format = "table";
   std::string network = "flow";
   VerifyOptions verify;
+  FidelityOptions fidelity;  ///< --protocol, --channels, --slice, --params, --model
   std::string schedule;       ///< --schedule FILE: simulate this schedule file instead of building one
   std::string save_schedule;  ///< --save-schedule FILE, or "-" for standard output
   std::vector<std::string> given;  ///< the flags given on the command line that have defaults, e.g. "--format"

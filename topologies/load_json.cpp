@@ -7,162 +7,22 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "topologies/bundled.hpp"
+#include "topologies/json_reader.hpp"
 
 namespace collsim::topo {
 namespace {
-
-using nlohmann::json;
-
-// Formats a JSON value briefly for "found ..." in messages.
-std::string brief(const json& v) {
-  std::string s = v.dump();
-  if (s.size() > 60) s = s.substr(0, 57) + "...";
-  return s;
-}
-
-class Reader {
- public:
-  explicit Reader(std::string_view where) : where_(where) {}
-
-  [[noreturn]] void fail(const std::string& path, const std::string& msg) const {
-    throw TopologyError(fmt::format("{}: {}: {}", where_, path.empty() ? "/" : path, msg));
-  }
-
-  void only_keys(const json& obj, const std::string& path, std::initializer_list<std::string_view> allowed) const {
-    for (const auto& [key, value] : obj.items()) {
-      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-        std::string list;
-        for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-        fail(path + "/" + key, fmt::format("unknown key \"{}\", expected one of: {}", key, list));
-      }
-    }
-  }
-
-  const json& member(const json& obj, const std::string& path, const char* key, const char* expected) const {
-    auto it = obj.find(key);
-    if (it == obj.end()) fail(path, fmt::format("missing key \"{}\" ({})", key, expected));
-    return *it;
-  }
-
-  std::string string_at(const json& v, const std::string& path, const char* expected) const {
-    if (!v.is_string() || v.get_ref<const std::string&>().empty())
-      fail(path, fmt::format("found {}, expected {}", brief(v), expected));
-    const auto& s = v.get_ref<const std::string&>();
-    // Ids and names end up in tables and one-line messages: no control characters.
-    if (std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
-      fail(path, fmt::format("found {}, expected {} without control characters", brief(v), expected));
-    return s;
-  }
-
-  Bandwidth bandwidth_at(const json& v, const std::string& path) const {
-    try {
-      if (v.is_string()) return parse_bandwidth(v.get_ref<const std::string&>());
-      if (v.is_number()) return bandwidth_from_bytes_per_s(v.get<double>());
-    } catch (const UnitError& e) {
-      fail(path, e.what());
-    }
-    fail(path, fmt::format("found {}, expected a positive bandwidth per direction: a string such as \"300GB/s\" or "
-                           "\"200Gb/s\", or a number of bytes per second",
-                           brief(v)));
-  }
-
-  Time latency_at(const json& v, const std::string& path) const {
-    try {
-      if (v.is_string()) return parse_latency(v.get_ref<const std::string&>());
-      if (v.is_number()) return latency_from_seconds(v.get<double>());
-    } catch (const UnitError& e) {
-      fail(path, e.what());
-    }
-    fail(path, fmt::format("found {}, expected a non-negative latency: a string such as \"700ns\" or a number of "
-                           "seconds",
-                           brief(v)));
-  }
-
- private:
-  std::string where_;
-};
-
-// 1-based line and column of byte offset `pos` in `text`.
-std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size_t pos) {
-  pos = std::min(pos, text.size());
-  std::size_t line = 1, col = 1;
-  for (std::size_t i = 0; i < pos; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return {line, col};
-}
-
-// Deeper documents are not topologies, and unbounded nesting would exhaust the stack when a value
-// is printed in a message.
-constexpr int kMaxDepth = 32;
-
-// Rejects what nlohmann accepts silently: a key given twice in one object (the last would win)
-// and absurd nesting. Runs as the parser's callback; `keys` holds the keys of each open object.
-class Strictness {
- public:
-  explicit Strictness(std::string_view where) : where_(where) {}
-  bool operator()(int depth, json::parse_event_t event, json& parsed) {
-    if (depth > kMaxDepth)
-      throw TopologyError(fmt::format("{}: invalid JSON: nested deeper than {} levels", where_, kMaxDepth));
-    switch (event) {
-      case json::parse_event_t::object_start:
-        keys_.emplace_back();
-        break;
-      case json::parse_event_t::object_end:
-        if (!keys_.empty()) keys_.pop_back();
-        break;
-      case json::parse_event_t::key: {
-        const auto& key = parsed.get_ref<const std::string&>();
-        auto& seen = keys_.back();
-        if (std::find(seen.begin(), seen.end(), key) != seen.end())
-          throw TopologyError(fmt::format("{}: invalid JSON: key \"{}\" appears twice in one object, expected it once",
-                                          where_, key));
-        seen.push_back(key);
-        break;
-      }
-      default:
-        break;
-    }
-    return true;
-  }
-
- private:
-  std::string where_;
-  std::vector<std::vector<std::string>> keys_;
-};
-
+using detail::brief;
+using detail::json;
+using detail::Reader;
 }  // namespace
 
 Topology parse_topology_json(std::string_view text, std::string_view where, std::string default_name) {
-  json doc;
-  try {
-    doc = json::parse(text, Strictness(where));
-  } catch (const json::parse_error& e) {
-    // nlohmann's byte is one past the offending character.
-    const auto [line, col] = line_column(text, e.byte == 0 ? 0 : e.byte - 1);
-    std::string detail = e.what();
-    if (auto p = detail.find("column"); p != std::string::npos) {
-      if (auto q = detail.find(": ", p); q != std::string::npos) detail = detail.substr(q + 2);
-    }
-    throw TopologyError(fmt::format("{}:{}:{}: invalid JSON: {}", where, line, col, detail));
-  } catch (const json::exception& e) {
-    // e.g. out_of_range 406, a number too large for a double: no position is given.
-    std::string detail = e.what();
-    if (auto p = detail.find("] "); p != std::string::npos) detail = detail.substr(p + 2);
-    throw TopologyError(fmt::format("{}: invalid JSON: {}", where, detail));
-  }
-
+  const json doc = detail::parse_strict_json(text, where);
   Reader rd(where);
   if (!doc.is_object()) rd.fail("", fmt::format("found {}, expected an object with \"nodes\" and \"links\"", brief(doc)));
-  rd.only_keys(doc, "", {"$schema", "name", "description", "nodes", "links"});
+  rd.only_keys(doc, "", {"$schema", "name", "description", "nodes", "links", "params"});
   if (auto it = doc.find("$schema"); it != doc.end()) (void)rd.string_at(*it, "/$schema", "a string (the schema's URL)");
   std::string name = std::move(default_name);
   if (auto it = doc.find("name"); it != doc.end()) name = rd.string_at(*it, "/name", "a non-empty string");
@@ -178,7 +38,7 @@ Topology parse_topology_json(std::string_view text, std::string_view where, std:
     const std::string path = fmt::format("/nodes/{}", i);
     const json& jn = jnodes[i];
     if (!jn.is_object()) rd.fail(path, fmt::format("found {}, expected an object {{\"id\", \"type\"}}", brief(jn)));
-    rd.only_keys(jn, path, {"id", "type", "model", "host"});
+    rd.only_keys(jn, path, {"id", "type", "model", "host", "reduce_bandwidth"});
     Node node;
     node.id = rd.string_at(rd.member(jn, path, "id", "a unique string"), path + "/id", "a non-empty string");
     const std::string type =
@@ -188,6 +48,10 @@ Topology parse_topology_json(std::string_view text, std::string_view where, std:
     node.type = *t;
     if (auto it = jn.find("model"); it != jn.end()) node.model = rd.string_at(*it, path + "/model", "a non-empty string");
     if (auto it = jn.find("host"); it != jn.end()) node.host = rd.string_at(*it, path + "/host", "a non-empty string");
+    if (auto it = jn.find("reduce_bandwidth"); it != jn.end()) {
+      if (node.type != NodeType::Gpu) rd.fail(path + "/reduce_bandwidth", "only a GPU reduces; expected the key on a gpu node");
+      node.reduce_bandwidth = rd.bandwidth_at(*it, path + "/reduce_bandwidth");
+    }
     if (!index.emplace(node.id, static_cast<NodeId>(nodes.size())).second)
       rd.fail(path + "/id", fmt::format("duplicate node id \"{}\", expected ids to be unique", node.id));
     nodes.push_back(std::move(node));
@@ -228,7 +92,11 @@ Topology parse_topology_json(std::string_view text, std::string_view where, std:
     }
     links.push_back(spec);
   }
-  return Topology(std::move(name), std::move(description), std::move(nodes), std::move(links), where);
+  ModelParams params;
+  if (auto it = doc.find("params"); it != doc.end()) params = detail::read_model_params(rd, *it, "/params", false);
+  Topology topology(std::move(name), std::move(description), std::move(nodes), std::move(links), where);
+  topology.set_params(std::move(params));
+  return topology;
 }
 
 Topology load_topology_file(const std::filesystem::path& path) {

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/schedule/header_of.hpp"
+
 namespace collsim::algo {
 
 bool splits_over_channels(sched::Collective collective) noexcept {
@@ -38,14 +40,8 @@ sched::Schedule build_with_channels(const AlgorithmInfo& algorithm, const Reques
       return static_cast<sched::Rank>((2 * std::uint64_t{request.root} + n - r) % n);
     };
     if (first) {
-      out.algorithm = s.algorithm;
-      out.collective = s.collective;
-      out.nranks = s.nranks;
-      out.helpers = s.helpers;
-      out.root = s.root;
+      out = sched::header_of(s);
       out.size = request.size;
-      out.phases = s.phases;
-      out.dep_offsets.push_back(0);
       first = false;
     }
     const auto chunk_base = static_cast<sched::ChunkId>(out.chunks.size());

@@ -118,14 +118,15 @@ std::string render_csv(const SimulationView& v) {
   std::string out =
       "topology,network,collective,algorithm,ranks,size_bytes,steps,time_us,time_ps,algbw_GBps,busbw_GBps,"
       "bytes_sent_per_rank_max,traffic_factor,closed_form_us,lower_bound_us,injection_bandwidth_GBps,bottleneck_link,"
-      "events,protocol,channels,slice_bytes,model,model_us\n";
-  out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(s.topology), s.network,
+      "events,protocol,channels,slice_bytes,model,model_us,protocol_source,channels_source,slice_source\n";
+  out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(s.topology), s.network,
                      sched::collective_name(s.collective), csv_field(s.algorithm), s.ranks, s.size, s.steps,
                      format_time_us_exact(s.time), s.time.count(), opt_number(s.algbw_GBps), opt_number(s.busbw_GBps),
                      s.bytes_sent_per_rank_max, s.traffic_factor,
                      s.closed_form ? format_time_us_exact(*s.closed_form) : std::string(), format_time_us_exact(s.lower_bound),
                      to_GBps(s.injection_bandwidth), csv_field(bottleneck_label(v)), s.events, s.protocol, s.channels,
-                     s.slice, s.model, s.model_time ? format_time_us_exact(*s.model_time) : std::string());
+                     s.slice, s.model, s.model_time ? format_time_us_exact(*s.model_time) : std::string(),
+                     csv_field(s.protocol_source), csv_field(s.channels_source), csv_field(s.slice_source));
   if (const auto* r = v.verification) {
     // Appended columns, so that readers of the plain header keep working.
     out.insert(out.find('\n'), ",verified,verify_dtype,verify_op,verify_coverage,verify_problem");

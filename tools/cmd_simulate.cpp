@@ -179,7 +179,13 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
   const std::string model = o.fidelity.model_name();
   const Plan plan = o.schedule.empty() ? build_plan(o) : load_plan(o);
   const Fidelity& fidelity = plan.fidelity;
-  // The schedule that runs: the plan's, its chunks cut into slices when slicing is on.
+  // The schedule that runs: the plan's, its chunks cut into slices when slicing is on. A size whose
+  // bytes alone pass the clock's end on the fastest link is refused before it is cut up.
+  if (fidelity.slice > 0) {
+    Bandwidth fastest;
+    for (const auto& l : plan.topology.links()) fastest = std::max(fastest, l.bandwidth);
+    (void)transfer_time(plan.schedule.size, fastest);
+  }
   const sched::Schedule schedule =
       fidelity.slice > 0 ? sched::slice_schedule(plan.schedule, fidelity.slice) : plan.schedule;
   // The network sees each link at what the protocol leaves of its bandwidth; reports keep the line rates.

@@ -120,8 +120,8 @@ Fidelity resolve_fidelity(const FidelityOptions& o, const topo::Topology& topolo
                                       f.channels_source, f.channels);
       f.channels = 1;
     }
-  } else if (!request) {
-    f.channels_source = "the schedule file";
+  } else if (!request && channels) {
+    f.channels_source = fmt::format("{} gave {}; a schedule file brings its own channels", f.channels_source, *channels);
   }
 
   if (choice) {

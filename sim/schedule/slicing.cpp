@@ -4,6 +4,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "sim/schedule/header_of.hpp"
+
 namespace collsim::sched {
 namespace {
 
@@ -16,15 +18,7 @@ std::uint32_t checked32(std::uint64_t n, const char* what) {
 }  // namespace
 
 Schedule slice_schedule(const Schedule& s, Bytes slice) {
-  Schedule out;
-  out.algorithm = s.algorithm;
-  out.collective = s.collective;
-  out.nranks = s.nranks;
-  out.helpers = s.helpers;
-  out.root = s.root;
-  out.size = s.size;
-  out.steps = s.steps;
-  out.phases = s.phases;
+  Schedule out = header_of(s);
 
   // Chunk c becomes chunks first_chunk[c] .. first_chunk[c] + pieces[c] - 1.
   std::vector<std::uint32_t> first_chunk(s.chunks.size()), pieces(s.chunks.size());
@@ -47,7 +41,6 @@ Schedule slice_schedule(const Schedule& s, Bytes slice) {
     first_op[i + 1] = checked32(std::uint64_t{first_op[i]} + pieces[s.ops[i].src_chunk], "ops");
   out.ops.reserve(first_op.back());
   out.dep_offsets.reserve(std::size_t{first_op.back()} + 1);
-  out.dep_offsets.push_back(0);
   for (OpId i = 0; i < s.ops.size(); ++i) {
     const Op& op = s.ops[i];
     const std::uint32_t k = pieces[op.src_chunk];

@@ -234,7 +234,7 @@ TEST_CASE("NCCL's formula by hand: ring all-reduce on 8 NVLink GPUs", "[fidelity
   CHECK_FALSE(sim::nccl_formula_time(in, none));  // NCCL's tree only does all-reduce
 }
 
-TEST_CASE("--model prints a second opinion in table, json and csv", "[fidelity][cli]") {
+TEST_CASE("simulate --model prints a second opinion in table, json and csv", "[fidelity][cli]") {
   const auto nccl = simulate_json({"dgx-a100", "--size", "1G", "--model", "nccl"});
   CHECK(nccl["model"] == "nccl");
   CHECK(nccl["model_us"].get<double>() == Approx(7885.3675).epsilon(1e-6));  // the hand value above

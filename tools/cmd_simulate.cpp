@@ -186,8 +186,10 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     for (const auto& l : plan.topology.links()) fastest = std::max(fastest, l.bandwidth);
     (void)transfer_time(plan.schedule.size, fastest);
   }
-  const sched::Schedule schedule =
-      fidelity.slice > 0 ? sched::slice_schedule(plan.schedule, fidelity.slice) : plan.schedule;
+  // (Not a copy when unsliced: at N = 4096 a schedule is tens of millions of ops.)
+  std::optional<sched::Schedule> sliced;
+  if (fidelity.slice > 0) sliced = sched::slice_schedule(plan.schedule, fidelity.slice);
+  const sched::Schedule& schedule = sliced ? *sliced : plan.schedule;
   // The network sees each link at what the protocol leaves of its bandwidth; reports keep the line rates.
   const bool full_rate = std::all_of(fidelity.costs.bandwidth_factor.begin(), fidelity.costs.bandwidth_factor.end(),
                                      [](double f) { return f == 1.0; });

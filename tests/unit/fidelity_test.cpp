@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <set>
 #include <fstream>
 #include <sstream>
 
@@ -270,4 +271,26 @@ TEST_CASE("simulate --verify proves channels and slices compute the collective",
   INFO(r.err);
   CHECK(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("verified"));
+}
+
+TEST_CASE("params.schema.json lists exactly the keys a full parameter file has", "[fidelity][schema]") {
+  std::ifstream in(std::string(COLLSIM_SOURCE_DIR) + "/topologies/params.schema.json");
+  const auto schema = nlohmann::json::parse(in);
+  topo::ModelParams p;  // every field set, so the writer emits every key
+  p.protocol = topo::ProtocolChoice::LL;
+  p.channels = 2;
+  p.slice = 0;
+  p.reduction_cost = false;
+  p.link_efficiency.fill(1.0);
+  p.protocol_efficiency.fill(1.0);
+  for (auto& f : p.base_latency) f.fill(Time{1});
+  for (auto& f : p.step_latency)
+    for (auto& c : f) c.fill(Time{1});
+  const auto full = nlohmann::json::parse(topo::write_model_params_json(p));
+  std::set<std::string> written, listed;
+  for (const auto& [k, v] : full.items()) written.insert(k);
+  for (const auto& [k, v] : schema.at("$defs").at("params").at("properties").items()) listed.insert(k);
+  listed.insert("format");
+  CHECK(written == listed);
+  CHECK(topo::parse_model_params_file(full.dump(), "full") == p);
 }

@@ -57,6 +57,12 @@ std::string render_json(const SimulationView& v) {
   j["algorithm"] = s.algorithm;
   j["topology"] = s.topology;
   j["network"] = s.network;
+  j["protocol"] = s.protocol;
+  j["protocol_source"] = s.protocol_source;
+  j["channels"] = s.channels;
+  j["channels_source"] = s.channels_source;
+  j["slice_bytes"] = s.slice;
+  j["slice_source"] = s.slice_source;
   j["ranks"] = s.ranks;
   j["size_bytes"] = s.size;
   j["steps"] = s.steps;
@@ -68,6 +74,8 @@ std::string render_json(const SimulationView& v) {
   j["bytes_sent_per_rank_max"] = s.bytes_sent_per_rank_max;
   j["traffic_factor"] = s.traffic_factor;
   j["closed_form_us"] = s.closed_form ? nlohmann::ordered_json(to_us(*s.closed_form)) : nlohmann::ordered_json(nullptr);
+  j["model"] = s.model.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.model);
+  j["model_us"] = s.model_time ? nlohmann::ordered_json(to_us(*s.model_time)) : nlohmann::ordered_json(nullptr);
   j["lower_bound_us"] = to_us(s.lower_bound);
   j["injection_bandwidth_GBps"] = to_GBps(s.injection_bandwidth);
   j["bottleneck_link"] = s.bottleneck_link ? nlohmann::ordered_json(bottleneck_label(v)) : nlohmann::ordered_json(nullptr);
@@ -104,13 +112,15 @@ std::string render_csv(const SimulationView& v) {
   std::string out =
       "topology,network,collective,algorithm,ranks,size_bytes,steps,time_us,time_ps,algbw_GBps,busbw_GBps,"
       "bytes_sent_per_rank_max,traffic_factor,closed_form_us,lower_bound_us,injection_bandwidth_GBps,bottleneck_link,"
-      "events\n";
-  out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(s.topology), s.network,
+      "events,protocol,channels,slice_bytes,model,model_us,protocol_source,channels_source,slice_source\n";
+  out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(s.topology), s.network,
                      sched::collective_name(s.collective), csv_field(s.algorithm), s.ranks, s.size, s.steps,
                      format_time_us_exact(s.time), s.time.count(), opt_number(s.algbw_GBps), opt_number(s.busbw_GBps),
                      s.bytes_sent_per_rank_max, s.traffic_factor,
                      s.closed_form ? format_time_us_exact(*s.closed_form) : std::string(), format_time_us_exact(s.lower_bound),
-                     to_GBps(s.injection_bandwidth), csv_field(bottleneck_label(v)), s.events);
+                     to_GBps(s.injection_bandwidth), csv_field(bottleneck_label(v)), s.events, s.protocol, s.channels,
+                     s.slice, s.model, s.model_time ? format_time_us_exact(*s.model_time) : std::string(),
+                     csv_field(s.protocol_source), csv_field(s.channels_source), csv_field(s.slice_source));
   if (const auto* r = v.verification) {
     // Appended columns, so that readers of the plain header keep working.
     out.insert(out.find('\n'), ",verified,verify_dtype,verify_op,verify_coverage,verify_problem");
@@ -132,9 +142,18 @@ std::string render_table(const SimulationView& v) {
   row("time", format_time(s.time));
   row("closed form", s.closed_form ? fmt::format("{}  (alpha-beta model of the algorithm)", format_time(*s.closed_form))
                                      : std::string("- (none for this algorithm and fabric yet)"));
+  if (!s.model.empty())
+    row(fmt::format("model ({})", s.model),
+        s.model_time ? fmt::format("{}  ({})", format_time(*s.model_time),
+                                   s.model == "nccl" ? "NCCL's tuning model, src/graph/tuning.cc" : "alpha-beta closed form")
+                     : std::string("- (none for this algorithm and fabric)"));
   row("lower bound", fmt::format("{}  ({}/{} x S / {} per GPU)", format_time(s.lower_bound), f.num, f.den,
                                  format_bandwidth(s.injection_bandwidth)));
   row("steps", fmt::format("{}", s.steps));
+  row("protocol", fmt::format("{}  ({})", s.protocol, s.protocol_source));
+  row("channels", fmt::format("{}  ({})", s.channels, s.channels_source));
+  row("slice", s.slice == 0 ? fmt::format("none, chunks move whole  ({})", s.slice_source)
+                            : fmt::format("{}  ({})", format_size(s.slice), s.slice_source));
   row("algbw", s.algbw_GBps ? fmt::format("{:.2f} GB/s", *s.algbw_GBps) : "- (time is 0)");
   row("busbw", s.busbw_GBps ? fmt::format("{:.2f} GB/s  (algbw x {}/{})", *s.busbw_GBps, f.num, f.den) : "-");
   row("sent per rank (max)", fmt::format("{} B = {:.6g} x S", s.bytes_sent_per_rank_max, s.traffic_factor));

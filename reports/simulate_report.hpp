@@ -1,8 +1,10 @@
 // Writers for the result of `collsim simulate`: a table for people, JSON and CSV for programs.
 //
-// JSON keys (stable; scripts rely on them): collective, algorithm, topology, network, ranks,
+// JSON keys (stable; scripts rely on them): collective, algorithm, topology, network, protocol,
+// protocol_source, channels, channels_source, slice_bytes, slice_source, ranks,
 // size_bytes, steps, time_us, time_ps, algbw_GBps, busbw_GBps, bytes_sent_per_rank_max,
-// traffic_factor, closed_form_us (null when the algorithm has none), lower_bound_us, injection_bandwidth_GBps, bottleneck_link, events,
+// traffic_factor, closed_form_us (null when the algorithm has none), model and model_us (--model;
+// null without it or when the formula has none), lower_bound_us, injection_bandwidth_GBps, bottleneck_link, events,
 // per_rank [{rank, gpu, bytes_sent, bytes_received}],
 // links [{from, to, type, bandwidth_GBps, bytes, busy_us, utilization}] (links that carried data).
 // utilization = bytes / (bandwidth · time): the share of the link's capacity the run used.

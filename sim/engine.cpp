@@ -25,7 +25,15 @@ class Events final : public net::WakeQueue {
 }  // namespace
 
 Result run(const sched::Schedule& schedule, const topo::Topology& topology, std::span<const topo::NodeId> rank_to_gpu,
-           net::NetworkModel& network, net::TransferObserver* observer) {
+           net::NetworkModel& network) {
+  return run(schedule, topology, rank_to_gpu, network, RunOptions{});
+}
+
+Result run(const sched::Schedule& schedule, const topo::Topology& topology, std::span<const topo::NodeId> rank_to_gpu,
+           net::NetworkModel& network, const RunOptions& options) {
+  if (!options.op_delay.empty() && options.op_delay.size() != schedule.ops.size())
+    throw std::invalid_argument(fmt::format("engine: {} op delays for {} ops", options.op_delay.size(), schedule.ops.size()));
+  const auto delay = [&](sched::OpId id) { return options.op_delay.empty() ? Time{0} : options.op_delay[id]; };
   if (rank_to_gpu.size() != schedule.total_ranks())
     throw std::invalid_argument(fmt::format("engine: {} ranks mapped to nodes, the schedule has {}", rank_to_gpu.size(),
                                             schedule.total_ranks()));
@@ -61,14 +69,15 @@ Result run(const sched::Schedule& schedule, const topo::Topology& topology, std:
   }
 
   topo::RouteCache routes(topology);
-  network.observe(observer);
+  network.observe(options.observer);
   Events events;
   const auto launch = [&](sched::OpId id, Time now) {
     const sched::Op& op = schedule.ops[id];
     result.ops[id].ready = now;
     if (op.src == op.dst) {
-      // A local op moves nothing over the network; it ends now, as an event (never synchronously).
-      events.queue.push(now, Event{true, id});
+      // A local op moves nothing over the network; it ends after its own cost, as an event (never
+      // synchronously).
+      events.queue.push(checked_add(now, delay(id)), Event{true, id});
       return;
     }
     const topo::Route& route = routes.get(rank_to_gpu[op.src], rank_to_gpu[op.dst]);
@@ -76,11 +85,11 @@ Result run(const sched::Schedule& schedule, const topo::Topology& topology, std:
     result.ranks[op.src].sent += bytes;
     result.ranks[op.dst].received += bytes;
     for (topo::LinkId l : route.links) result.links[l].bytes += bytes;
-    network.start(now, id, route, bytes, events);
+    network.start(now, id, route, bytes, op.channel, events);
   };
 
   for (sched::OpId i = 0; i < nops; ++i)
-    if (pending[i] == 0) launch(i, Time{0});
+    if (pending[i] == 0) launch(i, options.start);
 
   std::vector<net::TransferId> finished;
   std::uint64_t done = 0;
@@ -92,6 +101,12 @@ Result run(const sched::Schedule& schedule, const topo::Topology& topology, std:
       finished.push_back(static_cast<net::TransferId>(ev.payload.token));
     } else {
       network.wake(ev.time, ev.payload.token, events, finished);
+      // Data that arrived still pays its op's own cost before the op ends.
+      std::erase_if(finished, [&](net::TransferId id) {
+        if (delay(id) <= Time{0}) return false;
+        events.queue.push(checked_add(ev.time, delay(id)), Event{true, id});
+        return true;
+      });
     }
     for (net::TransferId id : finished) {
       ++done;

@@ -43,11 +43,27 @@ struct Result {
   std::vector<OpTiming> ops;
 };
 
+/// What the engine adds to the network model's times (sim/op_costs.hpp computes them from a
+/// topology's parameters). The default adds nothing: the ideal α-β run.
+struct RunOptions {
+  /// When the ops without dependencies start: the collective's fixed cost (NCCL's base latency).
+  Time start{0};
+  /// By op id, or empty for none: time from the arrival of an op's data (a local op: from its
+  /// start) to its end, e.g. a protocol's per-step latency plus the receiver's reduction.
+  std::vector<Time> op_delay;
+  /// When not null, told when each transfer transmits (for timelines); must outlive the run.
+  net::TransferObserver* observer = nullptr;
+};
+
 /// Simulates `schedule` with rank r on node rank_to_gpu[r], using `network` (made for `topology`).
 /// Preconditions (else std::invalid_argument): one distinct node per rank (participants and
-/// helpers); participants on GPUs. Local ops (src == dst) take no time in this version.
-/// Deterministic. `observer`, when not null, is told when each transfer transmits (for timelines).
+/// helpers); participants on GPUs. Local ops (src == dst) take no time of their own.
+/// Deterministic.
 Result run(const sched::Schedule& schedule, const topo::Topology& topology, std::span<const topo::NodeId> rank_to_gpu,
-           net::NetworkModel& network, net::TransferObserver* observer = nullptr);
+           net::NetworkModel& network);
+/// The same with the costs of `options`. Throws std::invalid_argument when op_delay is neither
+/// empty nor one entry per op.
+Result run(const sched::Schedule& schedule, const topo::Topology& topology, std::span<const topo::NodeId> rank_to_gpu,
+           net::NetworkModel& network, const RunOptions& options);
 
 }  // namespace collsim::sim

@@ -39,6 +39,18 @@ struct Summary {
   /// The algorithm's α-β closed form for this fabric, when it has one (set by the caller, which
   /// knows the algorithms; algorithms/closed_form.hpp).
   std::optional<Time> closed_form;
+  /// How the run was set up (tools/fidelity_options.hpp), each with where its value came from:
+  /// the protocol ("none" for the ideal α-β model), channels, and slice size (0: whole chunks).
+  std::string protocol = "none";
+  std::string protocol_source = "default";
+  std::uint32_t channels = 1;
+  std::string channels_source = "default";
+  Bytes slice = 0;
+  std::string slice_source = "default";
+  /// The second opinion of --model: "analytical" or "nccl" ("" when none was asked for), and its
+  /// time (nullopt when the formula has none for this case).
+  std::string model;
+  std::optional<Time> model_time;
 };
 
 /// Derives the summary of `result`, the run of `schedule` on `topology` with ranks on `rank_to_gpu`.

@@ -17,6 +17,7 @@
 #include "tools/atomic_file.hpp"
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
+#include "tools/fidelity_options.hpp"
 #include "tools/simulation.hpp"
 #include "validation/cpu_replay.hpp"
 #include "validation/schedule_file.hpp"
@@ -52,7 +53,7 @@ Loaded build_from_flags(const SimulateOptions& o) {
       throw UsageError(
           fmt::format("--ranks: found {}, but topology {} has only {} GPUs", ranks, topology.name(), gpus.size()));
   }
-  Plan plan = build_plan(algorithm, topology, ranks, o.algorithm, size, o.verify.element_size());
+  Plan plan = build_plan(algorithm, topology, ranks, o.algorithm, size, o.verify.element_size(), o.fidelity);
   return Loaded{std::move(topology), std::move(plan)};
 }
 
@@ -82,15 +83,19 @@ Loaded load_from_file(const SimulateOptions& o) {
                     "helper (e.g. --ps-node cpu0)",
                     helpers.size(), o.schedule, schedule.helpers));
   std::vector<topo::NodeId> rank_to_node(gpus.begin(), gpus.begin() + schedule.nranks);
+  Fidelity fidelity = resolve_fidelity(o.fidelity, topology, rank_to_node, schedule.algorithm, schedule.collective,
+                                       schedule.size, std::nullopt);
   place_helpers(topology, helpers, rank_to_node);
-  return Loaded{std::move(topology), Plan{std::move(schedule), std::move(rank_to_node), std::nullopt}};
+  Plan plan{std::move(schedule), std::move(rank_to_node), std::nullopt, std::move(fidelity)};
+  apply_slicing(plan, topology);
+  return Loaded{std::move(topology), std::move(plan)};
 }
 
 }  // namespace
 
 sim::Summary simulate_summary(const SimulateOptions& o) {
   const Loaded loaded = build_from_flags(o);
-  return simulate_plan(loaded.plan, loaded.topology, o.network).summary;
+  return simulate_plan(loaded.plan, loaded.topology, o.network, o.fidelity.model_name()).summary;
 }
 
 CLI::App* add_simulate(CLI::App& app, SimulateOptions& o) {
@@ -105,6 +110,7 @@ CLI::App* add_simulate(CLI::App& app, SimulateOptions& o) {
   add_value(*cmd, "--network", o.network,
             "Network model: flow (default; links shared max-min fairly) or fifo (one transfer per link and "
             "direction at a time)");
+  o.fidelity.add_to(*cmd);
   o.verify.add_to(*cmd);
   add_value(*cmd, "--schedule", o.schedule,
             "Simulate the schedule in this JSON file (sim/schedule/schedule.schema.json), which gives the "
@@ -133,6 +139,7 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     throw UsageError(
         "--format: no report is printed when --save-schedule - writes the schedule to standard output; "
         "expected one or the other");
+  const std::string model = o.fidelity.model_name();
   const Loaded loaded = o.schedule.empty() ? build_from_flags(o) : load_from_file(o);
   const Plan& plan = loaded.plan;
   const topo::Topology& topology = loaded.topology;
@@ -147,7 +154,8 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
   std::optional<validation::ReplayReport> check;
   if (replay_options) check = validation::replay_on_cpu(plan.schedule, *replay_options);
   reports::TraceRecorder recorder;
-  const Simulated run = simulate_plan(plan, topology, o.network, o.trace.empty() ? nullptr : &recorder);
+  const Simulated run =
+      simulate_plan(plan, topology, o.network, model, o.trace.empty() ? nullptr : &recorder);
   const sim::Result& result = run.result;
   const sim::Summary& summary = run.summary;
   if (!o.trace.empty())

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/summary.hpp"
+#include "tools/fidelity_options.hpp"
 #include "tools/options.hpp"
 #include "tools/verify_options.hpp"
 
@@ -23,6 +24,7 @@ struct SimulateOptions {
   std::string format = "table";
   std::string network = "flow";
   VerifyOptions verify;
+  FidelityOptions fidelity;  ///< --protocol, --channels, --slice, --params, --model
   std::string schedule;       ///< --schedule FILE: simulate this schedule file instead of building one
   std::string save_schedule;  ///< --save-schedule FILE, or "-" for standard output
   std::string trace;          ///< --trace FILE: Chrome trace event timeline of the run

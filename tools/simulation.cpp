@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "algorithms/channels.hpp"
 #include "algorithms/closed_form.hpp"
+#include "sim/op_costs.hpp"
+#include "sim/schedule/slicing.hpp"
 #include "tools/cli.hpp"
 #include "topologies/hosts.hpp"
 #include "topologies/routes.hpp"
@@ -19,14 +23,17 @@ namespace {
 // reaches its peers through one port (a switch) or through a link per peer, and, when the ranks
 // span hosts, the route from rank 0 to the same local rank of the next host and how many of the
 // first host's ranks share one link on their way there (its L on --nodes K: one uplink per host).
+// `topology` is the one the run uses (bandwidths after the protocol's efficiency); a step also
+// pays the protocol's step latency for the route's class.
 algo::AlphaBeta fabric_alpha_beta(const topo::Topology& topology, std::span<const topo::NodeId> ranks,
-                                  const algo::Request& request) {
+                                  const algo::Request& request, const sim::CostSettings& costs) {
   if (ranks.size() < 2) return {};
   topo::RouteCache routes(topology);
   const topo::Route& r = routes.get(ranks[0], ranks[1]);
   std::size_t ports = 0;
   for (const auto& l : topology.links()) ports += l.from == ranks[0] ? 1 : 0;
-  algo::AlphaBeta fabric{r.latency, r.bottleneck, ports == 1};
+  const Time step = costs.step_latency[static_cast<std::size_t>(sim::route_class(topology, r.links))];
+  algo::AlphaBeta fabric{r.latency + step, r.bottleneck, ports == 1};
   // One link per peer only when rank 0 reaches every other rank in one hop (fully connected).
   for (std::size_t q = 1; q < ranks.size() && ports != 1 && !fabric.neighbours_only; ++q)
     fabric.neighbours_only = routes.get(ranks[0], ranks[q]).links.size() != 1;
@@ -39,7 +46,8 @@ algo::AlphaBeta fabric_alpha_beta(const topo::Topology& topology, std::span<cons
   std::uint32_t sharing = 1;
   for (std::size_t l = 0; l < local; ++l)
     for (topo::LinkId id : routes.get(ranks[l], ranks[local + l]).links) sharing = std::max(sharing, ++users[id]);
-  fabric.inter_host = algo::HostNetwork{net.latency, net.bottleneck, sharing};
+  const Time net_step = costs.step_latency[static_cast<std::size_t>(sim::route_class(topology, net.links))];
+  fabric.inter_host = algo::HostNetwork{net.latency + net_step, net.bottleneck, sharing};
   return fabric;
 }
 
@@ -57,16 +65,28 @@ void place_helpers(const topo::Topology& topology, const std::vector<std::string
 }
 
 Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topology, std::uint32_t ranks,
-                const AlgorithmOptions& flags, Bytes size, Bytes element_size) {
+                const AlgorithmOptions& flags, Bytes size, Bytes element_size, const FidelityOptions& fidelity_flags) {
   const auto gpus = topology.gpus();
   algo::Request request = flags.request(ranks, size);
   request.element_size = element_size;
   std::vector<topo::NodeId> rank_to_node(gpus.begin(), gpus.begin() + ranks);
   // Algorithms never see the topology; the hierarchical one learns which ranks share a host here.
   request.hosts = topo::host_indices(topology, rank_to_node);
+  Fidelity fidelity = resolve_fidelity(fidelity_flags, topology, rank_to_node, algorithm.name, request.collective,
+                                       size, request);
   place_helpers(topology, flags.ps_nodes(), rank_to_node);
-  sched::Schedule schedule = algorithm.build(request);
-  return Plan{std::move(schedule), std::move(rank_to_node), std::move(request)};
+  sched::Schedule schedule = algo::build_with_channels(algorithm, request, fidelity.channels);
+  Plan plan{std::move(schedule), std::move(rank_to_node), std::move(request), std::move(fidelity)};
+  apply_slicing(plan, topology);
+  return plan;
+}
+
+void apply_slicing(Plan& plan, const topo::Topology& topology) {
+  if (plan.fidelity.slice == 0) return;  // no copy: at N = 4096 a schedule is tens of millions of ops
+  Bandwidth fastest;
+  for (const auto& l : topology.links()) fastest = std::max(fastest, l.bandwidth);
+  (void)transfer_time(plan.schedule.size, fastest);
+  plan.schedule = sched::slice_schedule(plan.schedule, plan.fidelity.slice);
 }
 
 void check_network_name(std::string_view name) {
@@ -77,21 +97,48 @@ void check_network_name(std::string_view name) {
 }
 
 Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::string_view network_name,
-                        net::TransferObserver* observer) {
+                        std::string_view model, net::TransferObserver* observer) {
+  const Fidelity& fidelity = plan.fidelity;
+  // The network sees each link at what the protocol leaves of its bandwidth; reports keep the line rates.
+  const bool full_rate = std::all_of(fidelity.costs.bandwidth_factor.begin(), fidelity.costs.bandwidth_factor.end(),
+                                     [](double f) { return f == 1.0; });
+  std::optional<topo::Topology> scaled;
+  if (!full_rate) scaled = topology.with_bandwidth_factors(fidelity.costs.bandwidth_factor);
+  const topo::Topology& run_topology = scaled ? *scaled : topology;
   std::unique_ptr<net::NetworkModel> network;
   try {
-    network = net::make_network_model(network_name, topology);
+    network = net::make_network_model(network_name, run_topology);
   } catch (const std::invalid_argument& e) {
     throw UsageError(fmt::format("--network: {}", e.what()));
   }
-  sim::Result result = sim::run(plan.schedule, topology, plan.rank_to_node, *network, observer);
+  sim::RunOptions run_options;
+  run_options.start = fidelity.costs.base_latency;
+  run_options.op_delay = sim::op_delays(plan.schedule, topology, plan.rank_to_node, fidelity.costs);
+  run_options.observer = observer;
+  sim::Result result = sim::run(plan.schedule, run_topology, plan.rank_to_node, *network, run_options);
   sim::Summary summary =
       sim::summarize(plan.schedule, topology, plan.rank_to_node, result, std::string(network->name()));
   // Ranks on several hosts see two fabrics (the host's and the network's); closed_form_time gives
-  // a form there only for the algorithm built for it (hierarchical).
+  // a form there only for the algorithm built for it (hierarchical). The forms take the protocol's
+  // base and step latency and efficiency, not channels or slices.
   if (plan.request)
-    summary.closed_form = algo::closed_form_time(plan.schedule.algorithm, *plan.request,
-                                                 fabric_alpha_beta(topology, plan.rank_to_node, *plan.request));
+    if (const auto form = algo::closed_form_time(
+            plan.schedule.algorithm, *plan.request,
+            fabric_alpha_beta(run_topology, plan.rank_to_node, *plan.request, fidelity.costs)))
+      summary.closed_form = checked_add(*form, *form > Time{0} ? fidelity.costs.base_latency : Time{0});
+  summary.protocol = fidelity.protocol ? std::string(topo::protocol_name(*fidelity.protocol)) : "none";
+  summary.protocol_source = fidelity.protocol_auto
+                                ? fmt::format("{}: auto, picked for this size by NCCL's cost model", fidelity.protocol_source)
+                                : fidelity.protocol_source;
+  summary.channels = fidelity.channels;
+  summary.channels_source = fidelity.channels_source;
+  summary.slice = fidelity.slice;
+  summary.slice_source = fidelity.slice_source;
+  summary.model = std::string(model);
+  if (model == "analytical") summary.model_time = summary.closed_form;
+  if (model == "nccl")
+    summary.model_time = nccl_model_time(fidelity, topology, std::span(plan.rank_to_node).first(plan.schedule.nranks),
+                                         plan.schedule.algorithm, plan.schedule.collective, plan.schedule.size);
   return Simulated{std::move(result), std::move(summary)};
 }
 

@@ -11,6 +11,7 @@
 #include "algorithms/registry.hpp"
 #include "sim/engine.hpp"
 #include "sim/summary.hpp"
+#include "tools/fidelity_options.hpp"
 #include "tools/options.hpp"
 #include "topologies/topology.hpp"
 
@@ -21,6 +22,7 @@ struct Plan {
   sched::Schedule schedule;
   std::vector<topo::NodeId> rank_to_node;
   std::optional<algo::Request> request;  ///< what a built-in algorithm was asked for (for its closed form)
+  Fidelity fidelity;  ///< protocol, channels, slice and costs (tools/fidelity_options.hpp)
 };
 
 /// A run of a plan: the engine's result and the summary, with the closed form when there is one.
@@ -34,12 +36,17 @@ struct Simulated {
 void place_helpers(const topo::Topology& topology, const std::vector<std::string>& ids,
                    std::vector<topo::NodeId>& rank_to_node);
 
+/// Cuts `plan`'s chunks into slices when its fidelity says so (sim/schedule/slicing.hpp); the
+/// schedule that runs, is verified and is saved is the sliced one. A size whose bytes alone pass the
+/// clock's end on the fastest link of `topology` is refused (UnitError) before it is cut up.
+void apply_slicing(Plan& plan, const topo::Topology& topology);
+
 /// Builds `algorithm` for `ranks` ranks (the first GPUs of `topology`, 1 <= ranks <= GPUs) and
 /// `size` bytes with the options of `flags`, cut in whole elements of `element_size` bytes where S
 /// allows (algo::Request::element_size; --dtype). Throws UsageError naming a flag for bad options and
 /// algo::AlgorithmError when the algorithm cannot serve the request (e.g. hierarchical on one host).
 Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topology, std::uint32_t ranks,
-                const AlgorithmOptions& flags, Bytes size, Bytes element_size);
+                const AlgorithmOptions& flags, Bytes size, Bytes element_size, const FidelityOptions& fidelity);
 
 /// Checks that `name` is a network model (net::network_model_names()); throws UsageError naming
 /// --network and the valid models otherwise.
@@ -47,8 +54,11 @@ void check_network_name(std::string_view name);
 
 /// Simulates `plan` on `topology` with the network model named `network` (UsageError naming
 /// --network for an unknown one), telling `observer` (when not null) when transfers transmit.
-/// Adds the algorithm's closed form to the summary when it has one for this fabric.
+/// The network sees each link at what the plan's protocol leaves of its bandwidth, and the engine
+/// adds the protocol's base and per-step latencies and the reduction costs (sim/op_costs.hpp).
+/// Adds the algorithm's closed form to the summary when it has one for this fabric, and `model`'s
+/// time ("analytical", "nccl"; "" for none) as a second opinion.
 Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::string_view network,
-                        net::TransferObserver* observer = nullptr);
+                        std::string_view model = "", net::TransferObserver* observer = nullptr);
 
 }  // namespace collsim::cli

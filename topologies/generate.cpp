@@ -24,7 +24,7 @@ Topology generate_fabric(Fabric fabric, std::uint32_t gpus, Bandwidth bandwidth,
   if (gpus == 0) throw TopologyError("--gpus: found 0, expected at least 1 GPU");
   std::vector<Node> nodes;
   nodes.reserve(gpus + 1);
-  for (std::uint32_t i = 0; i < gpus; ++i) nodes.push_back(Node{fmt::format("gpu{}", i), NodeType::Gpu, {}, {}});
+  for (std::uint32_t i = 0; i < gpus; ++i) nodes.push_back(Node{fmt::format("gpu{}", i), NodeType::Gpu, {}, {}, {}});
   std::vector<LinkSpec> links;
   const auto link = [&](NodeId a, NodeId b, LinkType t) {
     links.push_back(LinkSpec{a, b, t, bandwidth, latency, Duplex::Full});
@@ -37,7 +37,7 @@ Topology generate_fabric(Fabric fabric, std::uint32_t gpus, Bandwidth bandwidth,
         for (std::uint32_t i = 0; i < gpus; ++i) link(i, (i + 1) % gpus, LinkType::NvLink);
       break;
     case Fabric::Switch:
-      nodes.push_back(Node{"switch", NodeType::Switch, {}, {}});
+      nodes.push_back(Node{"switch", NodeType::Switch, {}, {}, {}});
       for (std::uint32_t i = 0; i < gpus; ++i) link(i, gpus, LinkType::NvSwitch);
       break;
     case Fabric::FullyConnected:
@@ -62,10 +62,10 @@ Topology generate_multi_node(const MultiNodeSpec& spec) {
   std::vector<Node> nodes;
   nodes.reserve(std::size_t{n} + k + 1);
   for (std::uint32_t i = 0; i < n; ++i)
-    nodes.push_back(Node{fmt::format("gpu{}", i), NodeType::Gpu, {}, fmt::format("host{}", i / per_host)});
+    nodes.push_back(Node{fmt::format("gpu{}", i), NodeType::Gpu, {}, fmt::format("host{}", i / per_host), {}});
   const NodeId first_switch = n;
   for (std::uint32_t h = 0; h < k; ++h)
-    nodes.push_back(Node{fmt::format("host{}-switch", h), NodeType::Switch, {}, fmt::format("host{}", h)});
+    nodes.push_back(Node{fmt::format("host{}-switch", h), NodeType::Switch, {}, fmt::format("host{}", h), {}});
   std::vector<LinkSpec> links;
   links.reserve(std::size_t{n} + k);
   for (std::uint32_t i = 0; i < n; ++i)
@@ -76,7 +76,7 @@ Topology generate_multi_node(const MultiNodeSpec& spec) {
       format_bandwidth(spec.link_bandwidth), format_time(spec.link_latency));
   if (k > 1) {
     const NodeId network = first_switch + k;
-    nodes.push_back(Node{"network", NodeType::Switch, {}, {}});
+    nodes.push_back(Node{"network", NodeType::Switch, {}, {}, {}});
     for (std::uint32_t h = 0; h < k; ++h)
       links.push_back(LinkSpec{first_switch + h, network, LinkType::InfiniBand, spec.net_bandwidth, spec.net_latency,
                                Duplex::Full});

@@ -7,61 +7,22 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
-#include "sim/json/strict_json.hpp"
 #include "topologies/bundled.hpp"
+#include "topologies/json_reader.hpp"
 
 namespace collsim::topo {
 namespace {
-
-using nlohmann::json;
-
-using strictjson::brief;
-
-// The generic checks (strict_json.hpp), plus the topology's own value types.
-class Reader : public strictjson::Reader<TopologyError> {
- public:
-  using strictjson::Reader<TopologyError>::Reader;
-
-  Bandwidth bandwidth_at(const json& v, const std::string& path) const {
-    try {
-      if (v.is_string()) return parse_bandwidth(v.get_ref<const std::string&>());
-      if (v.is_number()) return bandwidth_from_bytes_per_s(v.get<double>());
-    } catch (const UnitError& e) {
-      fail(path, e.what());
-    }
-    fail(path, fmt::format("found {}, expected a positive bandwidth per direction: a string such as \"300GB/s\" or "
-                           "\"200Gb/s\", or a number of bytes per second",
-                           brief(v)));
-  }
-
-  Time latency_at(const json& v, const std::string& path) const {
-    try {
-      if (v.is_string()) return parse_latency(v.get_ref<const std::string&>());
-      if (v.is_number()) return latency_from_seconds(v.get<double>());
-    } catch (const UnitError& e) {
-      fail(path, e.what());
-    }
-    fail(path, fmt::format("found {}, expected a non-negative latency: a string such as \"700ns\" or a number of "
-                           "seconds",
-                           brief(v)));
-  }
-};
-
+using detail::brief;
+using detail::json;
+using detail::Reader;
 }  // namespace
 
 Topology parse_topology_json(std::string_view text, std::string_view where, std::string default_name) {
-  json doc;
-  try {
-    doc = strictjson::parse_strict(text, where);
-  } catch (const strictjson::JsonSyntaxError& e) {
-    throw TopologyError(e.what());
-  }
-
+  const json doc = detail::parse_strict_json(text, where);
   Reader rd(where);
   if (!doc.is_object()) rd.fail("", fmt::format("found {}, expected an object with \"nodes\" and \"links\"", brief(doc)));
-  rd.only_keys(doc, "", {"$schema", "name", "description", "nodes", "links"});
+  rd.only_keys(doc, "", {"$schema", "name", "description", "nodes", "links", "params"});
   if (auto it = doc.find("$schema"); it != doc.end()) (void)rd.string_at(*it, "/$schema", "a string (the schema's URL)");
   std::string name = std::move(default_name);
   if (auto it = doc.find("name"); it != doc.end()) name = rd.string_at(*it, "/name", "a non-empty string");
@@ -77,7 +38,7 @@ Topology parse_topology_json(std::string_view text, std::string_view where, std:
     const std::string path = fmt::format("/nodes/{}", i);
     const json& jn = jnodes[i];
     if (!jn.is_object()) rd.fail(path, fmt::format("found {}, expected an object {{\"id\", \"type\"}}", brief(jn)));
-    rd.only_keys(jn, path, {"id", "type", "model", "host"});
+    rd.only_keys(jn, path, {"id", "type", "model", "host", "reduce_bandwidth"});
     Node node;
     node.id = rd.string_at(rd.member(jn, path, "id", "a unique string"), path + "/id", "a non-empty string");
     const std::string type =
@@ -87,6 +48,10 @@ Topology parse_topology_json(std::string_view text, std::string_view where, std:
     node.type = *t;
     if (auto it = jn.find("model"); it != jn.end()) node.model = rd.string_at(*it, path + "/model", "a non-empty string");
     if (auto it = jn.find("host"); it != jn.end()) node.host = rd.string_at(*it, path + "/host", "a non-empty string");
+    if (auto it = jn.find("reduce_bandwidth"); it != jn.end()) {
+      if (node.type != NodeType::Gpu) rd.fail(path + "/reduce_bandwidth", "only a GPU reduces; expected the key on a gpu node");
+      node.reduce_bandwidth = rd.bandwidth_at(*it, path + "/reduce_bandwidth");
+    }
     if (!index.emplace(node.id, static_cast<NodeId>(nodes.size())).second)
       rd.fail(path + "/id", fmt::format("duplicate node id \"{}\", expected ids to be unique", node.id));
     nodes.push_back(std::move(node));
@@ -127,7 +92,11 @@ Topology parse_topology_json(std::string_view text, std::string_view where, std:
     }
     links.push_back(spec);
   }
-  return Topology(std::move(name), std::move(description), std::move(nodes), std::move(links), where);
+  ModelParams params;
+  if (auto it = doc.find("params"); it != doc.end()) params = detail::read_model_params(rd, *it, "/params", false);
+  Topology topology(std::move(name), std::move(description), std::move(nodes), std::move(links), where);
+  topology.set_params(std::move(params));
+  return topology;
 }
 
 Topology load_topology_file(const std::filesystem::path& path) {

@@ -1,6 +1,7 @@
 #include "topologies/topology.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <limits>
 #include <set>
@@ -129,6 +130,20 @@ Topology::Topology(std::string name, std::string description, std::vector<Node> 
       throw TopologyError(fmt::format("{}: /links: GPU \"{}\" cannot reach GPU \"{}\": no path of links joins them",
                                       where, nodes_[gpu].id, nodes_[gpus_.front()].id));
   }
+}
+
+Topology Topology::with_bandwidth_factors(const PerClass<double>& factor) const {
+  std::vector<LinkSpec> specs;
+  specs.reserve(links_.size() / 2);
+  for (std::size_t i = 0; i + 1 < links_.size(); i += 2) {
+    const Link& l = links_[i];  // link i of the spec became directed links 2i and 2i+1
+    const double bits = static_cast<double>(l.bandwidth.bits_per_s) * factor[static_cast<std::size_t>(link_class(l.type))];
+    const auto scaled = static_cast<std::uint64_t>(std::max(1.0, std::round(bits)));
+    specs.push_back(LinkSpec{l.from, l.to, l.type, Bandwidth{scaled}, l.latency, l.duplex});
+  }
+  Topology copy(name_, description_, nodes_, std::move(specs), name_);
+  copy.params_ = params_;
+  return copy;
 }
 
 Topology::~Topology() = default;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sim/units/units.hpp"
+#include "topologies/model_params.hpp"
 
 namespace collsim::topo {
 
@@ -43,6 +44,9 @@ struct Node {
   NodeType type = NodeType::Gpu;
   std::string model;  ///< optional, e.g. "A100-SXM4-80GB"
   std::string host;   ///< optional: the machine (node of a cluster) it belongs to
+  /// GPUs: bytes per second it reduces (adds a received buffer into its own), when the file gives
+  /// it ("reduce_bandwidth"); 0 when not given (gpu_models.hpp then has a default by model).
+  Bandwidth reduce_bandwidth;
 };
 
 /// One link as a topology file gives it (both directions).
@@ -98,6 +102,15 @@ class Topology {
   /// "gpu0->nvswitch": the link's endpoints, for reports.
   [[nodiscard]] std::string link_label(LinkId id) const;
 
+  /// The fidelity parameters the topology file sets (its "params" object); empty when it sets none.
+  [[nodiscard]] const ModelParams& params() const noexcept { return params_; }
+  /// Replaces them (the loader, once the topology is built; a calibration).
+  void set_params(ModelParams params) { params_ = std::move(params); }
+
+  /// A copy whose links carry `factor(link)` times their bandwidth (at least 1 bit/s), with the
+  /// same nodes, link ids, latencies and routes: what a protocol's efficiency leaves of each link.
+  [[nodiscard]] Topology with_bandwidth_factors(const PerClass<double>& factor) const;
+
   /// Sum of the bandwidths of the links leaving `node` (the injection bandwidth of a GPU). O(1).
   [[nodiscard]] Bandwidth out_bandwidth(NodeId node) const;
 
@@ -117,6 +130,7 @@ class Topology {
   std::vector<std::vector<LinkId>> out_links_;  // by node, in link order
   std::vector<Bandwidth> out_bandwidth_;        // by node
   std::unique_ptr<Graph> graph_;
+  ModelParams params_;
 };
 
 }  // namespace collsim::topo

@@ -8,7 +8,8 @@ namespace collsim::net {
 FifoLinkModel::FifoLinkModel(const topo::Topology& topology)
     : topology_(topology), resources_(topology.resource_count()), busy_(topology.links().size(), Time{0}) {}
 
-void FifoLinkModel::start(Time now, TransferId id, const topo::Route& route, Bytes bytes, WakeQueue& queue) {
+void FifoLinkModel::start(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t /*channel*/,
+                          WakeQueue& queue) {
   if (id >= transfers_.size()) transfers_.resize(static_cast<std::size_t>(id) + 1);
   Transfer& t = transfers_[id];
   if (t.state != State::Unused) throw std::logic_error("FifoLinkModel::start: transfer started twice");

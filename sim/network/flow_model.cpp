@@ -24,25 +24,28 @@ FlowModel::FlowModel(const topo::Topology& topology)
       busy_(topology.links().size(), Time{0}),
       seen_resource_(topology.resource_count(), 0) {}
 
-void FlowModel::start(Time now, TransferId id, const topo::Route& route, Bytes bytes, WakeQueue& queue) {
+void FlowModel::start(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel,
+                      WakeQueue& queue) {
   if (route.links.empty()) {
     queue.wake_at(now, arrive_token(id));
     return;
   }
-  if (auto it = waiting_.find(&route); it != waiting_.end()) {
+  const Connection connection{&route, channel};
+  if (auto it = waiting_.find(connection); it != waiting_.end()) {
     it->second.push_back(Pending{id, bytes});  // the connection is busy: wait in order
     return;
   }
-  waiting_[&route];  // marks the connection busy
-  begin(now, id, route, bytes);
+  waiting_[connection];  // marks the connection busy
+  begin(now, id, route, channel, bytes);
   resolve(now, flows_[id].resources, queue);
 }
 
-void FlowModel::begin(Time now, TransferId id, const topo::Route& route, Bytes bytes) {
+void FlowModel::begin(Time now, TransferId id, const topo::Route& route, std::uint16_t channel, Bytes bytes) {
   if (id >= flows_.size()) flows_.resize(static_cast<std::size_t>(id) + 1);
   Flow& f = flows_[id];
   f = Flow{};
   f.route = &route;
+  f.channel = channel;
   f.bytes = bytes;
   f.started = now;
   f.updated = now;
@@ -143,17 +146,18 @@ void FlowModel::wake(Time now, std::uint64_t token, WakeQueue& queue, std::vecto
   Flow& f = flows_.at(id);
   if (!f.active || static_cast<std::uint32_t>(token >> 33) != f.version) return;  // superseded
   const topo::Route* route = f.route;
+  const std::uint16_t channel = f.channel;
   const std::vector<std::uint32_t> freed = f.resources;
   end(now, id);
   queue.wake_at(checked_add(now, route->latency), arrive_token(id));
   // The connection starts its next transfer, if any.
-  auto it = waiting_.find(route);
+  auto it = waiting_.find(Connection{route, channel});
   if (it->second.empty()) {
     waiting_.erase(it);
   } else {
     const Pending next = it->second.front();
     it->second.pop_front();
-    begin(now, next.id, *route, next.bytes);
+    begin(now, next.id, *route, channel, next.bytes);
   }
   resolve(now, freed, queue);
 }

@@ -6,8 +6,9 @@
 // them: a contention-free transfer costs a constant amount of work. A full-duplex link is two
 // resources (one per direction), a half-duplex link one. A transfer transmits its bytes at its
 // rate, then arrives its route's summed latency later, as in the FIFO model. Transfers between the
-// same two nodes form one connection and transmit one after the other in request order, as NCCL
-// moves a channel's slices in order (sharing a link among a thousand pipeline chunks of one
+// same two nodes and of the same channel form one connection and transmit one after the other in
+// request order, as NCCL moves a channel's slices in order (different channels are different
+// connections and share the links) (sharing a link among a thousand pipeline chunks of one
 // connection would finish none early and stall every pipeline). A transfer whose rate stays at
 // its route's bottleneck for its whole life ends exactly at start + ceil(8n·1e12 / B) ps, so
 // contention-free runs equal the closed forms; a slowed one is tracked in floating point and its
@@ -27,7 +28,7 @@ class FlowModel final : public NetworkModel {
  public:
   explicit FlowModel(const topo::Topology& topology);
   [[nodiscard]] std::string_view name() const noexcept override { return "flow"; }
-  void start(Time now, TransferId id, const topo::Route& route, Bytes bytes, WakeQueue& queue) override;
+  void start(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel, WakeQueue& queue) override;
   void wake(Time now, std::uint64_t token, WakeQueue& queue, std::vector<TransferId>& finished) override;
   /// Time the link carried at least one transmitting transfer.
   [[nodiscard]] Time busy_time(topo::LinkId id) const override { return busy_.at(id); }
@@ -35,6 +36,7 @@ class FlowModel final : public NetworkModel {
  private:
   struct Flow {
     const topo::Route* route = nullptr;
+    std::uint16_t channel = 0;
     Bytes bytes = 0;
     Time started{0};
     bool active = false;
@@ -49,7 +51,9 @@ class FlowModel final : public NetworkModel {
     TransferId id;
     Bytes bytes;
   };
-  void begin(Time now, TransferId id, const topo::Route& route, Bytes bytes);
+  /// A connection: a route and a channel.
+  using Connection = std::pair<const topo::Route*, std::uint16_t>;
+  void begin(Time now, TransferId id, const topo::Route& route, std::uint16_t channel, Bytes bytes);
   void end(Time now, TransferId id);
   /// Re-solves the rates of the flows connected to `resources` and reschedules their ends.
   void resolve(Time now, const std::vector<std::uint32_t>& resources, WakeQueue& queue);
@@ -60,7 +64,7 @@ class FlowModel final : public NetworkModel {
   std::vector<std::uint32_t> users_;                      // transmitting flows, by directed link
   std::vector<Time> busy_since_;                          // by directed link, while users_ > 0
   std::vector<Time> busy_;                                // by directed link
-  std::map<const topo::Route*, std::deque<Pending>> waiting_;  // per connection, behind its active flow
+  std::map<Connection, std::deque<Pending>> waiting_;  // per connection, behind its active flow
   // Scratch for resolve(), kept to avoid allocating per event.
   std::vector<std::uint32_t> seen_resource_;
   std::uint32_t stamp_ = 0;

@@ -53,9 +53,9 @@ class NetworkModel {
   void observe(TransferObserver* observer) noexcept { observer_ = observer; }
   /// The name used by --network.
   [[nodiscard]] virtual std::string_view name() const noexcept = 0;
-  /// At time `now`, transfer `id` wants to move `bytes` along `route`. `route` must outlive the
-  /// transfer (RouteCache entries do).
-  virtual void start(Time now, TransferId id, const topo::Route& route, Bytes bytes, WakeQueue& queue) = 0;
+  /// At time `now`, transfer `id` of channel `channel` (NCCL's parallel rings; schedule.hpp)
+  /// wants to move `bytes` along `route`. `route` must outlive the transfer (RouteCache entries do).
+  virtual void start(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel, WakeQueue& queue) = 0;
   /// A wake-up scheduled with queue.wake_at(now, token) has come; appends every transfer that
   /// finished at `now` to `finished`.
   virtual void wake(Time now, std::uint64_t token, WakeQueue& queue, std::vector<TransferId>& finished) = 0;

@@ -292,6 +292,7 @@ TEST_CASE("the schema lists every key the bundled files use, and the loader acce
   for (const auto& [key, prop] : link_schema.at("properties").items()) link[key] = sample_value(key, prop);
   d["nodes"] = json::array({a, b});
   d["links"] = json::array({link});
+  d["params"] = json{{"protocol", "auto"}, {"channels", 2}};  // an object (params.schema.json)
   INFO("document: " << d.dump());
   REQUIRE_NOTHROW(parse(d.dump()));
   const Topology t = parse(d.dump());
@@ -299,6 +300,7 @@ TEST_CASE("the schema lists every key the bundled files use, and the loader acce
   CHECK(t.description() == "some-description");
   CHECK(t.node(0).model == "some-model");
   CHECK(t.node(0).host == "some-host");
+  CHECK(t.params().channels == 2u);
   CHECK(t.links().size() == 2);
 
   // Every enumerated value in the schema is known to the loader.

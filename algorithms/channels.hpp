@@ -1,0 +1,27 @@
+// Channels: C copies of an algorithm run side by side, each on its share of the buffer (NCCL's
+// channels: parallel rings or trees, each with its own connections; DESIGN.md "The schedule IR").
+#pragma once
+
+#include <cstdint>
+
+#include "algorithms/registry.hpp"
+
+namespace collsim::algo {
+
+/// True when `collective` can be split over channels: its chunks are plain byte ranges of one
+/// buffer (all-reduce, broadcast, reduce). Reduce-scatter, all-gather and all-to-all cut the
+/// buffer into per-rank parts, which a channel split would have to cut again.
+bool splits_over_channels(sched::Collective collective) noexcept;
+
+/// Builds `algorithm` for `request` on `channels` channels: the buffer is cut with split_even into
+/// one share per channel (shares of 0 bytes are left out; S = 0 gives one channel), channel c runs
+/// the algorithm on its share with every op's channel set to c, and odd channels run it on the
+/// ranks in reverse order, r -> (2·root - r) mod N (the root stays), so that on a ring of links
+/// they use the other direction, as NCCL builds rings both ways where links allow. Requests whose
+/// ranks are on several hosts keep the order (the host groups must stay). Dependencies stay within
+/// a channel: channels touch disjoint bytes. One channel is algorithm.build(request).
+/// Throws AlgorithmError for a collective that does not split (splits_over_channels) when
+/// channels > 1; std::invalid_argument for channels == 0.
+sched::Schedule build_with_channels(const AlgorithmInfo& algorithm, const Request& request, std::uint32_t channels);
+
+}  // namespace collsim::algo

@@ -1,0 +1,101 @@
+#include "sim/nccl_formula.hpp"
+
+#include <bit>
+#include <cmath>
+
+#include "topologies/nccl_tuning.hpp"
+
+namespace collsim::sim {
+namespace {
+
+using sched::Collective;
+using topo::AlgoFamily;
+using topo::LinkClass;
+using topo::Protocol;
+namespace nccl = topo::nccl;
+
+std::uint32_t log2_floor(std::uint64_t n) { return n <= 1 ? 0 : static_cast<std::uint32_t>(std::bit_width(n) - 1); }
+
+double us_of(Time t) { return static_cast<double>(t.count()) * 1e-6; }
+
+// busbw in GB/s (1e9 B/s), after the protocol's and the algorithm's factors.
+double bus_GBps(const NcclFormulaInput& in, const topo::ModelParams& params) {
+  double bw = static_cast<double>(in.bus_bandwidth.bits_per_s) / 8e9;
+  const auto p = in.protocol;
+  if (in.family == AlgoFamily::Ring) {
+    // NCCL's model uses 0.92 for LL128 where the wire carries 120/128; a parameter set wins.
+    const bool given = params.protocol_efficiency[static_cast<std::size_t>(p)].has_value();
+    bw *= p == Protocol::LL128 && !given ? nccl::kRingLl128ModelFactor : params.protocol_efficiency_or_default(p);
+    return bw;
+  }
+  bw *= nccl::kTreeFactor;
+  if (p == Protocol::LL) bw *= nccl::kTreeLlFactor;
+  if (p == Protocol::LL128) bw *= in.nodes == 1 ? nccl::kTreeLl128OneNodeFactor : nccl::kTreeLl128Factor;
+  return bw;
+}
+
+}  // namespace
+
+std::optional<Time> nccl_formula_time(const NcclFormulaInput& in, const topo::ModelParams& params) {
+  if (in.ranks <= 1) return Time{0};
+  if (in.family == AlgoFamily::Tree && in.collective != Collective::AllReduce) return std::nullopt;
+  if (in.bus_bandwidth.bits_per_s == 0) return std::nullopt;
+  const std::uint32_t n = in.ranks;
+  const std::uint32_t nodes = std::max<std::uint32_t>(1, in.nodes);
+  const Protocol p = in.protocol;
+  const std::uint32_t steps = in.collective == Collective::AllReduce ? 2 * (n - 1)
+                              : in.collective == Collective::ReduceScatter || in.collective == Collective::AllGather ||
+                                        in.collective == Collective::AllToAll
+                                  ? n - 1
+                                  : n;
+
+  double bw = bus_GBps(in, params);
+  double lat = us_of(params.base_latency_or_default(in.family, p));
+  double intra = us_of(params.step_latency_or_default(in.family, in.intra, p));
+  // With one rank per node the latencies are fully exposed: NCCL then uses the tree's network row.
+  const AlgoFamily inter_row = n == nodes ? AlgoFamily::Tree : in.family;
+  const double inter = us_of(params.step_latency_or_default(inter_row, LinkClass::Network, p));
+  if (in.family == AlgoFamily::Ring) {
+    bw *= static_cast<double>(n) / steps;
+    if (in.collective == Collective::Broadcast || in.collective == Collective::Reduce) {
+      // Chains pay one hop per step; Simple uses the tree's hop ("some chunk latency").
+      const LinkClass cls = nodes == 1 ? in.intra : LinkClass::Network;
+      const AlgoFamily row = p == Protocol::Simple ? AlgoFamily::Tree : AlgoFamily::Ring;
+      lat += steps * us_of(params.step_latency_or_default(row, cls, p));
+    } else {
+      if (nodes > 1) intra = std::max(intra, us_of(nccl::kNetOverhead) * (p == Protocol::Simple ? 3 : 1));
+      const std::uint32_t inter_steps =
+          nodes == 1 ? 0 : in.collective == Collective::AllReduce ? 2 * (nodes - 1) : nodes - 1;
+      lat += (steps - inter_steps) * intra + inter_steps * inter;
+    }
+    if (p == Protocol::Simple && nodes > 1 && in.collective == Collective::AllReduce &&
+        in.size / (std::uint64_t{std::max<std::uint32_t>(1, in.channels)} * n) >= 64)
+      lat *= nccl::kRingPlateauFactor;
+  } else {
+    bw *= 0.5;
+    lat += 2 * ((static_cast<double>(n / nodes) - 1) * intra + log2_floor(nodes) * inter);
+    const std::uint32_t log_size = log2_floor(in.size >> 6);  // NCCL's log2i(nBytes >> 6); 0 below 128 B
+    if (log_size < nccl::kTreeCorrection[0].size())
+      bw *= nccl::kTreeCorrection[static_cast<std::size_t>(p)][log_size];
+  }
+  // NCCL: time [us] = lat + bytes / (1000 · bw [GB/s]).
+  const double time_us = lat + static_cast<double>(in.size) / (1000.0 * bw);
+  return Time{static_cast<std::int64_t>(std::ceil(time_us * 1e6))};
+}
+
+topo::Protocol nccl_pick_protocol(NcclFormulaInput in, const topo::ModelParams& params, bool ll128) {
+  std::optional<Time> best;
+  Protocol pick = Protocol::Simple;
+  for (Protocol p : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
+    if (p == Protocol::LL128 && !ll128) continue;
+    in.protocol = p;
+    const auto t = nccl_formula_time(in, params);
+    if (t && (!best || *t < *best)) {
+      best = t;
+      pick = p;
+    }
+  }
+  return pick;
+}
+
+}  // namespace collsim::sim

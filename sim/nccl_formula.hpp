@@ -1,0 +1,46 @@
+// NCCL's own cost formula (ncclTopoTuneModel and ncclTopoGetAlgoTime, src/graph/tuning.cc): a
+// second opinion beside the simulated time (`simulate --model nccl`), and how `--protocol auto`
+// picks a protocol per size, as NCCL does.
+//
+//   time = latency + S / algbw,  algbw = busbw · ratio
+//   ring:  latency = base + (steps - inter steps)·hop(intra class) + inter steps·hop(network),
+//          ratio = N / steps (steps = 2(N-1) all-reduce, N-1 reduce-scatter/all-gather, N broadcast/reduce)
+//   tree:  latency = base + 2((N/nodes - 1)·hop(intra) + log2(nodes)·hop(network)), ratio = 1/2,
+//          all-reduce only, busbw times NCCL's tree factors and size correction.
+// busbw is the per-GPU bandwidth along the ring (bottleneck of a rank's route to its neighbour
+// times the link class's efficiency) times the protocol's factor. NCCL's per-channel caps
+// (llMaxBw, perChMax*) are left out: they need NCCL's own channel search.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "sim/schedule/collective.hpp"
+#include "topologies/model_params.hpp"
+
+namespace collsim::sim {
+
+/// One question to the formula.
+struct NcclFormulaInput {
+  sched::Collective collective = sched::Collective::AllReduce;
+  topo::AlgoFamily family = topo::AlgoFamily::Ring;
+  topo::Protocol protocol = topo::Protocol::Simple;
+  std::uint32_t ranks = 1;
+  std::uint32_t nodes = 1;     ///< hosts the ranks are on
+  std::uint32_t channels = 1;  ///< for the ring's inter-node plateau rule
+  Bytes size = 0;
+  Bandwidth bus_bandwidth;     ///< per GPU along the ring, before the protocol's factor
+  topo::LinkClass intra = topo::LinkClass::NvLink;  ///< class of the steps inside a node
+};
+
+/// NCCL's predicted time, or nullopt where NCCL has no such algorithm (its tree only does
+/// all-reduce) or the bandwidth is 0. One rank: 0. Latencies and the protocol efficiency come from
+/// `params` where it sets them, else from NCCL's tables.
+std::optional<Time> nccl_formula_time(const NcclFormulaInput& in, const topo::ModelParams& params);
+
+/// The protocol NCCL would pick for `in` (its protocol field ignored): the fastest by the formula;
+/// LL128 only when `ll128` (NCCL enables it by default on NVLink only). Ties go to the earlier of
+/// LL, LL128, Simple.
+topo::Protocol nccl_pick_protocol(NcclFormulaInput in, const topo::ModelParams& params, bool ll128);
+
+}  // namespace collsim::sim

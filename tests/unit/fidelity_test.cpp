@@ -1,0 +1,296 @@
+// Issue 4 points 2-5: protocols, channels, slices, reduction cost and NCCL's formula, against
+// closed forms and values worked out by hand (each test says how).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <set>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "algorithms/channels.hpp"
+#include "algorithms/closed_form.hpp"
+#include "sim/nccl_formula.hpp"
+#include "sim/schedule/slicing.hpp"
+#include "tools/cli.hpp"
+#include "topologies/load_json.hpp"
+#include "topologies/model_params.hpp"
+#include "topologies/nccl_tuning.hpp"
+#include "validation/symbolic_replay.hpp"
+
+namespace {
+
+using namespace collsim;
+
+struct Out {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Out run_collsim(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  const int code = cli::run(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+nlohmann::json simulate_json(std::vector<std::string> args) {
+  args.insert(args.begin(), "simulate");
+  args.insert(args.end(), {"--format", "json"});
+  const auto r = run_collsim(args);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+std::string temp_file(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / ("collsim_fidelity_test_" + name);
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+const std::vector<std::string> kRing8{"--gpus", "8", "--fabric", "ring", "--link-bandwidth", "25GB/s", "--link-latency", "1us"};
+
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("a generated fabric stays the ideal alpha-beta model", "[fidelity]") {
+  const auto j = simulate_json(with(kRing8, {"--size", "1M"}));
+  CHECK(j["protocol"] == "none");
+  CHECK(j["channels"] == 1);
+  CHECK(j["slice_bytes"] == 0);
+  CHECK(j["time_ps"] == 87'400'320);  // 2(N-1)(α + ⌈S/N⌉/B), as before this issue
+}
+
+TEST_CASE("LL on a generated ring: the closed form with B x 0.5, NCCL's per-step latency and base latency", "[fidelity]") {
+  // LL carries 4 data bytes in 8: 25 GB/s -> 12.5 GB/s. Ring LL over NVLink: 0.6 us per step,
+  // 6.6 us per collective (NCCL hwLat/baseLat). Whole chunks (--slice 0) so the form applies:
+  // 6.6 us + 14 · (1 us + 0.6 us + 131072 B / 12.5 GB/s) = 6.6 + 14 · 12.08576 = 175.80064 us.
+  const auto j = simulate_json(with(kRing8, {"--size", "1M", "--protocol", "ll", "--slice", "0"}));
+  CHECK(j["protocol"] == "ll");
+  CHECK(j["time_ps"] == 175'800'640);
+  algo::Request r{sched::Collective::AllReduce, 8, 1 << 20};
+  const auto form = algo::closed_form_time("ring", r, algo::AlphaBeta{Time{1'600'000}, Bandwidth{100'000'000'000}, false});
+  REQUIRE(form);
+  CHECK(j["time_ps"] == (*form + topo::nccl::kBaseLatency[0][0]).count());
+  CHECK(j["closed_form_us"] == j["time_us"]);  // the printed form takes the protocol too
+}
+
+TEST_CASE("LL128 keeps 120 of 128 bytes and Simple all of them", "[fidelity]") {
+  // Simple: 8.4 us + 14 · (1 + 3.4 + 5.24288) us = 143.40032 us.
+  CHECK(simulate_json(with(kRing8, {"--size", "1M", "--protocol", "simple", "--slice", "0"}))["time_ps"] == 143'400'320);
+  // LL128: 14 us + 14 · (1 + 1.9 + 131072 · 8 / (200e9 · 120/128)) us; 200e9·120/128 = 187.5e9 b/s,
+  // so 5.592405333 us rounded up to 5592406 ps per step: 14 + 14 · 8.492406 = 132.893684 us.
+  CHECK(simulate_json(with(kRing8, {"--size", "1M", "--protocol", "ll128", "--slice", "0"}))["time_ps"] == 132'893'684);
+}
+
+TEST_CASE("two channels on a ring of links run in both directions and halve the data per step", "[fidelity]") {
+  // Channel 1 runs the ring reversed, on the other direction of every link: no sharing, so each
+  // channel takes the closed form for S/2: 14 · (1 us + 65536 B / 25 GB/s) = 14 · 3.62144 = 50.70016 us.
+  const auto j = simulate_json(with(kRing8, {"--size", "1M", "--channels", "2"}));
+  CHECK(j["channels"] == 2);
+  CHECK(j["time_ps"] == 50'700'160);
+  CHECK(j["links"].size() == 16);  // both directions of the 8 links carry data
+  // On a switch both channels share every GPU's port: no faster than one channel's bandwidth term.
+  const auto one = simulate_json({"--gpus", "8", "--fabric", "switch", "--size", "16M"});
+  const auto two = simulate_json({"--gpus", "8", "--fabric", "switch", "--size", "16M", "--channels", "2"});
+  CHECK(two["time_ps"].get<std::int64_t>() >= one["time_ps"].get<std::int64_t>() - 14 * 2'000'000);
+}
+
+TEST_CASE("channels split the buffer, set op.channel, and still compute the collective", "[fidelity]") {
+  const auto registry = algo::builtin_registry();
+  for (const char* name : {"ring", "tree", "double-tree"}) {
+    const auto& a = registry.find(sched::Collective::AllReduce, name);
+    algo::Request r{sched::Collective::AllReduce, 5, 1001};
+    const auto s = algo::build_with_channels(a, r, 3);
+    INFO(name);
+    CHECK_FALSE(validation::verify_symbolic(s).has_value());
+    Bytes per_channel[3] = {0, 0, 0};
+    for (sched::OpId i = 0; i < s.ops.size(); ++i) per_channel[s.ops[i].channel] += s.op_bytes(i);
+    const auto one = a.build(r);
+    Bytes total = 0;
+    for (sched::OpId i = 0; i < one.ops.size(); ++i) total += one.op_bytes(i);
+    CHECK(per_channel[0] + per_channel[1] + per_channel[2] == total);  // same traffic, shared out
+    CHECK(per_channel[1] > 0);
+  }
+  const auto& bc = registry.find(sched::Collective::Broadcast, "ring");
+  CHECK_FALSE(
+      validation::verify_symbolic(algo::build_with_channels(bc, {sched::Collective::Broadcast, 4, 999, 2}, 2)).has_value());
+  CHECK_THROWS_AS(algo::build_with_channels(registry.find(sched::Collective::AllGather, "ring"),
+                                            {sched::Collective::AllGather, 4, 1000}, 2),
+                  algo::AlgorithmError);
+}
+
+TEST_CASE("slicing turns a one-chunk chain into the pipelined alpha-per-slice form", "[fidelity]") {
+  // Ring broadcast of 1 MiB as one chunk, cut into 128 KiB slices, equals the pipelined chain with
+  // 128 KiB chunks: (N-1)(α + τ) + (8-1)·τ, τ = 131072 B / 25 GB/s = 5.24288 us: 80.40032 us.
+  const auto j = simulate_json(
+      with(kRing8, {"--size", "1M", "--collective", "broadcast", "--chunk-size", "1M", "--slice", "128K"}));
+  CHECK(j["time_ps"] == 80'400'320);
+  algo::Request r{sched::Collective::Broadcast, 8, 1 << 20};
+  r.chunk_size = 128 << 10;
+  CHECK(j["time_ps"] == algo::closed_form_time("ring", r, algo::AlphaBeta{Time{1'000'000}, Bandwidth{200'000'000'000}})->count());
+  const auto whole = simulate_json(with(kRing8, {"--size", "1M", "--collective", "broadcast", "--chunk-size", "1M"}));
+  CHECK(whole["time_ps"] == 7 * (1'000'000 + 41'943'040));  // unsliced: (N-1)(α + S/B)
+}
+
+TEST_CASE("a sliced schedule keeps every byte, step and dependency slice by slice", "[fidelity]") {
+  const auto registry = algo::builtin_registry();
+  const auto s = registry.find(sched::Collective::AllReduce, "ring").build({sched::Collective::AllReduce, 4, 1000});
+  const auto sliced = sched::slice_schedule(s, 100);  // chunks of 250 B -> 3 slices of 100, 100, 50
+  CHECK(sliced.ops.size() == 3 * s.ops.size());
+  CHECK(sliced.chunks.size() == 12);
+  CHECK(sliced.chunks[2].size == 50);
+  CHECK(sliced.steps == s.steps);
+  CHECK_FALSE(validation::verify_symbolic(sliced).has_value());
+  // Op 4 (step 2 of rank 0) waited for op 3 (rank 3's step-1 send into rank 0); slice j waits for slice j.
+  REQUIRE(s.deps_of(4).size() == 1);
+  CHECK(sliced.deps_of(3 * 4 + 1).size() == 1);
+  CHECK(sliced.deps_of(3 * 4 + 1)[0] == 3 * s.deps_of(4)[0] + 1);
+}
+
+TEST_CASE("a reduction costs bytes / the GPU's reduction bandwidth (two GPUs, one link)", "[fidelity]") {
+  // Ring all-reduce of 1 MB on 2 GPUs joined by one 100 GB/s, 1 us link, both reducing at 50 GB/s.
+  // Step 1 sends 500000 B each way (1 + 5 us) and adds them (10 us); step 2 copies them back (1 + 5 us):
+  // 22 us. Without the reduce bandwidth: 12 us.
+  const std::string text = R"({"nodes": [{"id": "g0", "type": "gpu", "reduce_bandwidth": "50GB/s"},
+      {"id": "g1", "type": "gpu", "reduce_bandwidth": "50GB/s"}],
+      "links": [{"from": "g0", "to": "g1", "type": "nvlink", "bandwidth": "100GB/s", "latency": "1us"}]})";
+  CHECK(simulate_json({temp_file("two.json", text), "--size", "1MB"})["time_ps"] == 22'000'000);
+  const std::string off = temp_file("off.json", R"({"format": "collsim-params-1", "reduction_cost": false})");
+  CHECK(simulate_json({temp_file("two.json", text), "--size", "1MB", "--params", off})["time_ps"] == 12'000'000);
+}
+
+TEST_CASE("parameters layer: topology < --params file < flags, and each value says where it came from", "[fidelity]") {
+  const auto a100 = simulate_json({"dgx-a100", "--size", "1G"});
+  CHECK(a100["protocol"] == "simple");  // auto picks Simple for 1 GiB on NVLink
+  CHECK(a100["channels"] == 24);
+  CHECK(a100["slice_bytes"] == 1 << 20);
+  CHECK(a100["channels_source"] == "topology dgx-a100");
+  CHECK(simulate_json({"dgx-a100", "--size", "8"})["protocol"] == "ll");  // tiny: LL's 15 us beats Simple's 56 us
+  const std::string file = temp_file("p.json", R"({"format": "collsim-params-1", "channels": 4, "protocol": "ll128"})");
+  const auto j = simulate_json({"dgx-a100", "--size", "1M", "--params", file, "--channels", "2"});
+  CHECK(j["protocol"] == "ll128");
+  CHECK(j["protocol_source"] == "--params " + file);
+  CHECK(j["channels"] == 2);
+  CHECK(j["channels_source"] == "--channels");
+  // A collective that does not split keeps the topology's channels out, and says so.
+  const auto ag = simulate_json({"dgx-a100", "--size", "1M", "--collective", "allgather"});
+  CHECK(ag["channels"] == 1);
+  CHECK_THAT(ag["channels_source"].get<std::string>(), Catch::Contains("split only allreduce"));
+}
+
+TEST_CASE("parameter files round-trip and bad ones are one-line errors with the JSON path", "[fidelity][errors]") {
+  topo::ModelParams p;
+  p.protocol = topo::ProtocolChoice::Auto;
+  p.channels = 8;
+  p.slice = 4096;
+  p.link_efficiency[0] = 0.75;
+  p.base_latency[0][2] = Time{9'000'000};
+  p.step_latency[1][2][1] = Time{123'456};
+  CHECK(topo::parse_model_params_file(topo::write_model_params_json(p), "x") == p);
+  const auto bad = [](const std::string& text, const std::string& what) {
+    const auto r = run_collsim({"simulate", "--size", "1M", "--params", temp_file("bad.json", text)});
+    INFO(r.err);
+    CHECK(r.code == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK_THAT(r.err, Catch::Contains(what));
+  };
+  bad(R"({"format": "collsim-params-1", "link_efficiency": {"nvlink": 1.5}})", "/link_efficiency/nvlink: found 1.5");
+  bad(R"({"format": "collsim-params-1", "step_latency": {"ring": {"nvlink": {"fast": "1us"}}}})",
+      "/step_latency/ring/nvlink/fast: unknown key");
+  bad(R"({"format": "collsim-params-1", "protocol": "ll64"})", "/protocol: found \"ll64\"");
+  bad(R"({"channels": 2})", "missing key \"format\"");
+  const auto flag = run_collsim({"simulate", "--size", "1M", "--protocol", "fast"});
+  CHECK(flag.code == 2);
+  CHECK_THAT(flag.err, Catch::Contains("--protocol: found \"fast\""));
+  const auto ch = run_collsim({"simulate", "--size", "1M", "--collective", "allgather", "--channels", "2"});
+  CHECK(ch.code == 2);
+  CHECK_THAT(ch.err, Catch::Contains("--channels: found 2"));
+  CHECK(run_collsim({"simulate", "--size", "1M", "--model", "guess"}).code == 2);
+}
+
+TEST_CASE("NCCL's formula by hand: ring all-reduce on 8 NVLink GPUs", "[fidelity]") {
+  // Simple, 1 GiB, busbw 240 GB/s: latency 8.4 + 14 · 3.4 = 56 us; algbw 240 · 8/14 GB/s;
+  // 56 + 1073741824 / (1000 · 137.142857) = 56 + 7829.3675 = 7885.3675 us (tuning.cc, ncclTopoGetAlgoTime).
+  sim::NcclFormulaInput in;
+  in.ranks = 8;
+  in.size = Bytes{1} << 30;
+  in.bus_bandwidth = Bandwidth{240'000'000'000ull * 8};
+  const topo::ModelParams none;
+  CHECK(sim::nccl_formula_time(in, none)->count() == Approx(7885.3675e6).epsilon(1e-6));
+  in.size = 8;
+  in.protocol = topo::Protocol::LL;
+  CHECK(sim::nccl_formula_time(in, none)->count() == Approx(15.0e6 + 8.0 / (1000 * 120 * 8.0 / 14) * 1e6).epsilon(1e-6));
+  CHECK(sim::nccl_pick_protocol(in, none, true) == topo::Protocol::LL);
+  in.size = Bytes{1} << 30;
+  CHECK(sim::nccl_pick_protocol(in, none, true) == topo::Protocol::Simple);
+  in.family = topo::AlgoFamily::Tree;
+  in.collective = sched::Collective::AllGather;
+  CHECK_FALSE(sim::nccl_formula_time(in, none));  // NCCL's tree only does all-reduce
+}
+
+TEST_CASE("simulate --model prints a second opinion in table, json and csv", "[fidelity][cli]") {
+  const auto nccl = simulate_json({"dgx-a100", "--size", "1G", "--model", "nccl"});
+  CHECK(nccl["model"] == "nccl");
+  CHECK(nccl["model_us"].get<double>() == Approx(7885.3675).epsilon(1e-6));  // the hand value above
+  const auto ab = simulate_json(with(kRing8, {"--size", "1M", "--model", "analytical"}));
+  CHECK(ab["model_us"] == ab["closed_form_us"]);
+  CHECK(simulate_json({"--size", "1M"})["model"].is_null());
+  const auto table = run_collsim({"simulate", "--size", "1G", "--model", "nccl"});
+  CHECK_THAT(table.out, Catch::Contains("model (nccl)") && Catch::Contains("protocol") && Catch::Contains("channels"));
+  const auto csv = run_collsim({"simulate", "--size", "1G", "--model", "nccl", "--format", "csv"});
+  CHECK_THAT(csv.out, Catch::Contains(",protocol,channels,slice_bytes,model,model_us,protocol_source,channels_source,slice_source\n"));
+  CHECK_THAT(csv.out, Catch::Contains(",simple,24,1048576,nccl,"));
+}
+
+TEST_CASE("bundled topologies: never below the bandwidth lower bound, busbw never above the line rate",
+          "[fidelity][property]") {
+  for (auto name : topo::bundled_topology_names()) {
+    for (const char* size : {"8", "64K", "1M", "16M", "256M"}) {
+      const auto j = simulate_json({std::string(name), "--size", size});
+      INFO(name << " " << size);
+      CHECK(j["time_us"].get<double>() >= j["lower_bound_us"].get<double>());
+      if (j["busbw_GBps"].is_null()) continue;
+      double line = 0;
+      for (const auto& l : j["links"])
+        if (l["from"].get<std::string>() + "->" + l["to"].get<std::string>() == j["bottleneck_link"])
+          line = l["bandwidth_GBps"].get<double>();
+      CHECK(j["busbw_GBps"].get<double>() <= line);
+    }
+  }
+}
+
+TEST_CASE("simulate --verify proves channels and slices compute the collective", "[fidelity][cli]") {
+  const auto r = run_collsim({"simulate", "dgx-a100", "--size", "3M", "--verify", "--slice", "4K"});
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("verified"));
+}
+
+TEST_CASE("params.schema.json lists exactly the keys a full parameter file has", "[fidelity][schema]") {
+  std::ifstream in(std::string(COLLSIM_SOURCE_DIR) + "/topologies/params.schema.json");
+  const auto schema = nlohmann::json::parse(in);
+  topo::ModelParams p;  // every field set, so the writer emits every key
+  p.protocol = topo::ProtocolChoice::LL;
+  p.channels = 2;
+  p.slice = 0;
+  p.reduction_cost = false;
+  p.link_efficiency.fill(1.0);
+  p.protocol_efficiency.fill(1.0);
+  for (auto& f : p.base_latency) f.fill(Time{1});
+  for (auto& f : p.step_latency)
+    for (auto& c : f) c.fill(Time{1});
+  const auto full = nlohmann::json::parse(topo::write_model_params_json(p));
+  std::set<std::string> written, listed;
+  for (const auto& [k, v] : full.items()) written.insert(k);
+  for (const auto& [k, v] : schema.at("$defs").at("params").at("properties").items()) listed.insert(k);
+  listed.insert("format");
+  CHECK(written == listed);
+  CHECK(topo::parse_model_params_file(full.dump(), "full") == p);
+}

@@ -1,0 +1,62 @@
+// simulate's fidelity flags (--protocol, --channels, --slice, --params, --model) and how they,
+// a parameter file and the topology's own parameters combine into what a run uses, with the
+// source of every value (topologies/model_params.hpp has the layering).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "algorithms/registry.hpp"
+#include "sim/op_costs.hpp"
+#include "topologies/model_params.hpp"
+#include "topologies/topology.hpp"
+
+namespace collsim::cli {
+
+struct FidelityOptions {
+  std::string protocol;
+  std::string channels;
+  std::string slice;
+  std::string params;
+  std::string model;
+
+  /// Registers the flags on `cmd`.
+  void add_to(CLI::App& cmd);
+  /// --model's value: "", "analytical" or "nccl". Throws UsageError for anything else.
+  [[nodiscard]] std::string model_name() const;
+};
+
+/// What one run uses, and where each value came from ("topology dgx-a100", "--params f.json",
+/// "--protocol", "default").
+struct Fidelity {
+  topo::ModelParams params;                ///< every layer merged
+  std::optional<topo::Protocol> protocol;  ///< nullopt: none (the ideal α-β model)
+  bool protocol_auto = false;              ///< picked per size by NCCL's cost model
+  std::string protocol_source = "default";
+  std::uint32_t channels = 1;
+  std::string channels_source = "default";
+  Bytes slice = 0;                         ///< 0: chunks move whole
+  std::string slice_source = "default";
+  sim::CostSettings costs;
+};
+
+/// The fidelity of running `algorithm` on `topology` (participant r on rank_to_node[r]; only the
+/// participants are given).
+/// `request` is nullopt for a schedule file, which brings its own channels (--channels is then an
+/// error). Throws UsageError for bad flags or a collective that cannot split over --channels,
+/// TopologyError for a bad parameter file.
+Fidelity resolve_fidelity(const FidelityOptions& options, const topo::Topology& topology,
+                          std::span<const topo::NodeId> rank_to_node, std::string_view algorithm,
+                          sched::Collective collective, Bytes size, const std::optional<algo::Request>& request);
+
+/// NCCL's formula for this run (sim/nccl_formula.hpp), at the protocol in use, or at the one NCCL
+/// would pick when the run has none. nullopt where NCCL has no such algorithm.
+std::optional<Time> nccl_model_time(const Fidelity& fidelity, const topo::Topology& topology,
+                                    std::span<const topo::NodeId> rank_to_node, std::string_view algorithm,
+                                    sched::Collective collective, Bytes size);
+
+}  // namespace collsim::cli

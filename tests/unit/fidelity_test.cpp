@@ -141,7 +141,9 @@ TEST_CASE("slicing turns a one-chunk chain into the pipelined alpha-per-slice fo
 
 TEST_CASE("a sliced schedule keeps every byte, step and dependency slice by slice", "[fidelity]") {
   const auto registry = algo::builtin_registry();
-  const auto s = registry.find(sched::Collective::AllReduce, "ring").build({sched::Collective::AllReduce, 4, 1000});
+  algo::Request request{sched::Collective::AllReduce, 4, 1000};
+  request.element_size = 1;  // byte cuts: parts of 250 B
+  const auto s = registry.find(sched::Collective::AllReduce, "ring").build(request);
   const auto sliced = sched::slice_schedule(s, 100);  // chunks of 250 B -> 3 slices of 100, 100, 50
   CHECK(sliced.ops.size() == 3 * s.ops.size());
   CHECK(sliced.chunks.size() == 12);

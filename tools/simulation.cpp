@@ -33,7 +33,9 @@ algo::AlphaBeta fabric_alpha_beta(const topo::Topology& topology, std::span<cons
   std::size_t ports = 0;
   for (const auto& l : topology.links()) ports += l.from == ranks[0] ? 1 : 0;
   const Time step = costs.step_latency[static_cast<std::size_t>(sim::route_class(topology, r.links))];
-  algo::AlphaBeta fabric{r.latency + step, r.bottleneck, ports == 1};
+  // One port is shared by all peers only when it leads to a switch; two GPUs joined by one link
+  // (fully connected, N = 2) have a link per peer.
+  algo::AlphaBeta fabric{r.latency + step, r.bottleneck, ports == 1 && r.links.size() != 1};
   // One link per peer only when rank 0 reaches every other rank in one hop (fully connected).
   for (std::size_t q = 1; q < ranks.size() && ports != 1 && !fabric.neighbours_only; ++q)
     fabric.neighbours_only = routes.get(ranks[0], ranks[q]).links.size() != 1;

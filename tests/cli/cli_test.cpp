@@ -218,3 +218,20 @@ TEST_CASE("collsim algorithms lists every registered algorithm with its formulas
   CHECK_THAT(table.out, Catch::Contains("  ring allreduce: 2(N-1)(a + P/B)\n"));
   check_bad_input({"simulate", "--size", "1M", "--collective", "alltoall", "--algorithm", "tree"}, "tree supports");
 }
+
+TEST_CASE("two GPUs joined by one link have the fully-connected closed forms", "[cli][closed-form]") {
+  // Halving-doubling on N = 2: 2·log2 N·α + 2(N-1)·P/B (Thakur, Rabenseifner & Gropp 2005) with
+  // α = 1 us, P = 512 KiB, B = 25 GB/s: 2 us + 41.94304 us. A single port that leads straight to the
+  // only peer is not a shared switch port.
+  const auto j = collsim::testing::simulate_json({"--gpus", "2", "--fabric", "fully-connected", "--algorithm",
+                                                  "halving-doubling", "--size", "1M"});
+  CHECK(j["time_ps"] == 43'943'040);
+  REQUIRE(j["closed_form_us"].is_number());
+  CHECK(j["closed_form_us"].get<double>() == Approx(43.94304).epsilon(1e-12));
+  for (const char* algorithm : {"tree", "double-tree", "recursive-doubling", "direct"}) {
+    INFO(algorithm);
+    const auto k = collsim::testing::simulate_json(
+        {"--gpus", "2", "--fabric", "fully-connected", "--algorithm", algorithm, "--size", "1M"});
+    CHECK(k["closed_form_us"].is_number());
+  }
+}

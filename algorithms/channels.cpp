@@ -24,8 +24,9 @@ sched::Schedule build_with_channels(const AlgorithmInfo& algorithm, const Reques
   const sched::Rank n = request.nranks;
   const bool one_host =
       std::all_of(request.hosts.begin(), request.hosts.end(), [](std::uint32_t h) { return h == 0; });
-  // With nothing to share (S = 0) one channel runs.
-  const auto shares = sched::split_even(request.size, request.size == 0 ? 1 : channels);
+  // With nothing to share (S = 0) one channel runs. Shares are whole elements, as each channel's
+  // own parts are (NCCL splits counts of elements over channels).
+  const auto shares = sched::split_even(request.size, request.size == 0 ? 1 : channels, request.element_size);
 
   sched::Schedule out;
   bool first = true;

@@ -5,8 +5,8 @@
 
 namespace collsim::sched {
 
-/// A schedule with the header of `s` (algorithm, collective, ranks, helpers, root, size, steps,
-/// phases), no chunks and no ops; dep_offsets holds the leading 0.
+/// A schedule with the header of `s` (algorithm, collective, ranks, helpers, root, size, element
+/// size, steps, phases), no chunks and no ops; dep_offsets holds the leading 0.
 inline Schedule header_of(const Schedule& s) {
   Schedule out;
   out.algorithm = s.algorithm;
@@ -15,6 +15,7 @@ inline Schedule header_of(const Schedule& s) {
   out.helpers = s.helpers;
   out.root = s.root;
   out.size = s.size;
+  out.element_size = s.element_size;
   out.steps = s.steps;
   out.phases = s.phases;
   out.dep_offsets.push_back(0);

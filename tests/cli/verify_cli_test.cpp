@@ -170,3 +170,11 @@ TEST_CASE("a failed replay: every format names the rank, chunk and element and s
                                                           schedule.ops[0].dst_chunk, m["element"].get<int>(),
                                                           4 * m["element"].get<int>())));
 }
+
+TEST_CASE("simulate --verify on dgx-a100's 24 channels and slices replays whole float32 elements", "[cli][cpu-replay]") {
+  // 4 MiB = 2^20 float32 elements: NCCL splits element counts over channels, so no channel share,
+  // part or slice (a power of two of at least 64 KiB) cuts a float, and no uint8 fallback is needed.
+  const auto r = run_collsim({"simulate", "dgx-a100", "--size", "4M", "--verify"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("verified: float32 sum"));
+}

@@ -13,6 +13,7 @@
 #include "algorithms/closed_form.hpp"
 #include "sim/nccl_formula.hpp"
 #include "sim/schedule/slicing.hpp"
+#include "tests/cli/cli_harness.hpp"
 #include "tools/cli.hpp"
 #include "topologies/load_json.hpp"
 #include "topologies/model_params.hpp"
@@ -23,32 +24,9 @@ namespace {
 
 using namespace collsim;
 
-struct Out {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Out run_collsim(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int code = cli::run(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
-nlohmann::json simulate_json(std::vector<std::string> args) {
-  args.insert(args.begin(), "simulate");
-  args.insert(args.end(), {"--format", "json"});
-  const auto r = run_collsim(args);
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  return nlohmann::json::parse(r.out);
-}
-
-std::string temp_file(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / ("collsim_fidelity_test_" + name);
-  std::ofstream(path) << text;
-  return path.string();
-}
+using testing::run_collsim;
+using testing::simulate_json;
+using testing::temp_file;
 
 const std::vector<std::string> kRing8{"--gpus", "8", "--fabric", "ring", "--link-bandwidth", "25GB/s", "--link-latency", "1us"};
 
@@ -163,9 +141,9 @@ TEST_CASE("a reduction costs bytes / the GPU's reduction bandwidth (two GPUs, on
   const std::string text = R"({"nodes": [{"id": "g0", "type": "gpu", "reduce_bandwidth": "50GB/s"},
       {"id": "g1", "type": "gpu", "reduce_bandwidth": "50GB/s"}],
       "links": [{"from": "g0", "to": "g1", "type": "nvlink", "bandwidth": "100GB/s", "latency": "1us"}]})";
-  CHECK(simulate_json({temp_file("two.json", text), "--size", "1MB"})["time_ps"] == 22'000'000);
-  const std::string off = temp_file("off.json", R"({"format": "collsim-params-1", "reduction_cost": false})");
-  CHECK(simulate_json({temp_file("two.json", text), "--size", "1MB", "--params", off})["time_ps"] == 12'000'000);
+  CHECK(simulate_json({temp_file("fidelity_two.json", text), "--size", "1MB"})["time_ps"] == 22'000'000);
+  const std::string off = temp_file("fidelity_off.json", R"({"format": "collsim-params-1", "reduction_cost": false})");
+  CHECK(simulate_json({temp_file("fidelity_two.json", text), "--size", "1MB", "--params", off})["time_ps"] == 12'000'000);
 }
 
 TEST_CASE("parameters layer: topology < --params file < flags, and each value says where it came from", "[fidelity]") {
@@ -175,7 +153,7 @@ TEST_CASE("parameters layer: topology < --params file < flags, and each value sa
   CHECK(a100["slice_bytes"] == 1 << 20);
   CHECK(a100["channels_source"] == "topology dgx-a100");
   CHECK(simulate_json({"dgx-a100", "--size", "8"})["protocol"] == "ll");  // tiny: LL's 15 us beats Simple's 56 us
-  const std::string file = temp_file("p.json", R"({"format": "collsim-params-1", "channels": 4, "protocol": "ll128"})");
+  const std::string file = temp_file("fidelity_p.json", R"({"format": "collsim-params-1", "channels": 4, "protocol": "ll128"})");
   const auto j = simulate_json({"dgx-a100", "--size", "1M", "--params", file, "--channels", "2"});
   CHECK(j["protocol"] == "ll128");
   CHECK(j["protocol_source"] == "--params " + file);
@@ -197,7 +175,7 @@ TEST_CASE("parameter files round-trip and bad ones are one-line errors with the 
   p.step_latency[1][2][1] = Time{123'456};
   CHECK(topo::parse_model_params_file(topo::write_model_params_json(p), "x") == p);
   const auto bad = [](const std::string& text, const std::string& what) {
-    const auto r = run_collsim({"simulate", "--size", "1M", "--params", temp_file("bad.json", text)});
+    const auto r = run_collsim({"simulate", "--size", "1M", "--params", temp_file("fidelity_bad.json", text)});
     INFO(r.err);
     CHECK(r.code == 2);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);

@@ -57,6 +57,10 @@ struct AlgorithmInfo {
   std::string_view closed_form = {};
 };
 
+/// Whether `algorithm` takes the command-line flag `flag` (e.g. "--chunk-size"): its `options`
+/// names it.
+[[nodiscard]] bool takes_flag(const AlgorithmInfo& algorithm, std::string_view flag);
+
 /// Thrown for an unknown algorithm or an unsupported (algorithm, collective) pair; the message
 /// lists what would work.
 class AlgorithmError : public std::runtime_error {

@@ -88,6 +88,30 @@ Explanation explain(const sched::Schedule& schedule) {
   return ex;
 }
 
+namespace {
+
+// What the closing check proved, in the collective's own terms (its postcondition in
+// sim/schedule/collective_spec.hpp).
+std::string postcondition(const sched::Schedule& schedule) {
+  switch (schedule.collective) {
+    case sched::Collective::AllReduce:
+      return "every GPU holds every rank's share of every chunk exactly once";
+    case sched::Collective::ReduceScatter:
+      return "GPU r holds every rank's share of part r exactly once";
+    case sched::Collective::AllGather:
+      return "every GPU holds every rank's part";
+    case sched::Collective::Broadcast:
+      return fmt::format("every GPU holds GPU{}'s buffer", schedule.root);
+    case sched::Collective::Reduce:
+      return fmt::format("GPU{} holds every rank's share of every chunk exactly once", schedule.root);
+    case sched::Collective::AllToAll:
+      return "GPU r holds block r of every rank's buffer";
+  }
+  return "the collective's result is in place";
+}
+
+}  // namespace
+
 std::string render_explanation(const sched::Schedule& schedule, const Explanation& ex) {
   std::string out = fmt::format("{} {} on {} GPUs, {} elements in {} chunks, {} steps\n", schedule.algorithm,
                                 sched::collective_name(schedule.collective), schedule.nranks, schedule.size,
@@ -107,7 +131,7 @@ std::string render_explanation(const sched::Schedule& schedule, const Explanatio
   out += fmt::format(" (of {} in the buffer)\n", schedule.size);
   const auto problem = validation::verify_symbolic(schedule);
   out += problem ? fmt::format("check: FAILED: {}\n", *problem)
-                 : fmt::format("check: every GPU holds every rank's share of every chunk exactly once ({} is complete)\n",
+                 : fmt::format("check: {} ({} is complete)\n", postcondition(schedule),
                                sched::collective_name(schedule.collective));
   return out;
 }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/csv.hpp"
+#include "sim/schedule/json_io.hpp"
 
 namespace collsim::reports {
 namespace {
@@ -36,7 +37,7 @@ nlohmann::ordered_json verification_json(const validation::ReplayReport& r) {
   const auto text_or_null = [](const std::string& t) { return t.empty() ? ordered_json(nullptr) : ordered_json(t); };
   ordered_json mismatch(nullptr);
   if (const auto& m = r.mismatch)
-    mismatch = {{"rank", m->rank},         {"chunk", m->chunk},       {"buffer", validation::buffer_name(m->buffer)},
+    mismatch = {{"rank", m->rank},         {"chunk", m->chunk},       {"buffer", sched::buffer_name(m->buffer)},
                 {"element", m->element},   {"expected", m->expected}, {"found", m->found}};
   return {{"dtype", validation::dtype_name(r.dtype)},
           {"op", validation::reduce_op_name(r.op)},
@@ -63,6 +64,8 @@ std::string render_json(const SimulationView& v) {
   j["channels_source"] = s.channels_source;
   j["slice_bytes"] = s.slice;
   j["slice_source"] = s.slice_source;
+  j["chunk_bytes"] = s.chunk;
+  j["chunk_source"] = s.chunk_source;
   j["ranks"] = s.ranks;
   j["size_bytes"] = s.size;
   j["steps"] = s.steps;
@@ -112,15 +115,17 @@ std::string render_csv(const SimulationView& v) {
   std::string out =
       "topology,network,collective,algorithm,ranks,size_bytes,steps,time_us,time_ps,algbw_GBps,busbw_GBps,"
       "bytes_sent_per_rank_max,traffic_factor,closed_form_us,lower_bound_us,injection_bandwidth_GBps,bottleneck_link,"
-      "events,protocol,channels,slice_bytes,model,model_us,protocol_source,channels_source,slice_source\n";
-  out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(s.topology), s.network,
+      "events,protocol,channels,slice_bytes,model,model_us,protocol_source,channels_source,slice_source,"
+      "chunk_bytes,chunk_source\n";
+  out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(s.topology), s.network,
                      sched::collective_name(s.collective), csv_field(s.algorithm), s.ranks, s.size, s.steps,
                      format_time_us_exact(s.time), s.time.count(), opt_number(s.algbw_GBps), opt_number(s.busbw_GBps),
                      s.bytes_sent_per_rank_max, s.traffic_factor,
                      s.closed_form ? format_time_us_exact(*s.closed_form) : std::string(), format_time_us_exact(s.lower_bound),
                      to_GBps(s.injection_bandwidth), csv_field(bottleneck_label(v)), s.events, s.protocol, s.channels,
                      s.slice, s.model, s.model_time ? format_time_us_exact(*s.model_time) : std::string(),
-                     csv_field(s.protocol_source), csv_field(s.channels_source), csv_field(s.slice_source));
+                     csv_field(s.protocol_source), csv_field(s.channels_source), csv_field(s.slice_source),
+                     s.chunk, csv_field(s.chunk_source));
   if (const auto* r = v.verification) {
     // Appended columns, so that readers of the plain header keep working.
     out.insert(out.find('\n'), ",verified,verify_dtype,verify_op,verify_coverage,verify_problem");
@@ -154,6 +159,7 @@ std::string render_table(const SimulationView& v) {
   row("channels", fmt::format("{}  ({})", s.channels, s.channels_source));
   row("slice", s.slice == 0 ? fmt::format("none, chunks move whole  ({})", s.slice_source)
                             : fmt::format("{}  ({})", format_size(s.slice), s.slice_source));
+  if (s.chunk != 0) row("pipeline chunk", fmt::format("{}  ({})", format_size(s.chunk), s.chunk_source));
   row("algbw", s.algbw_GBps ? fmt::format("{:.2f} GB/s", *s.algbw_GBps) : "- (time is 0)");
   row("busbw", s.busbw_GBps ? fmt::format("{:.2f} GB/s  (algbw x {}/{})", *s.busbw_GBps, f.num, f.den) : "-");
   row("sent per rank (max)", fmt::format("{} B = {:.6g} x S", s.bytes_sent_per_rank_max, s.traffic_factor));

@@ -47,6 +47,10 @@ struct Summary {
   std::string channels_source = "default";
   Bytes slice = 0;
   std::string slice_source = "default";
+  /// The pipeline chunk of a chunked algorithm (tree, ring broadcast/reduce; 0 for the others)
+  /// and where it came from.
+  Bytes chunk = 0;
+  std::string chunk_source = "default";
   /// The second opinion of --model: "analytical" or "nccl" ("" when none was asked for), and its
   /// time (nullopt when the formula has none for this case).
   std::string model;

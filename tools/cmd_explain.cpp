@@ -36,6 +36,7 @@ int run_explain(const ExplainOptions& o, std::ostream& out) {
   }
   const auto registry = algo::builtin_registry();
   const algo::AlgorithmInfo& algorithm = registry.find(request.collective, o.algorithm.algorithm);
+  o.algorithm.check_used_by(algorithm);
   const sched::Schedule schedule = algorithm.build(request);
   out << reports::render_explanation(schedule, reports::explain(schedule));
   return kExitOk;

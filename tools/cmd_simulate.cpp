@@ -35,6 +35,17 @@ struct Loaded {
   Plan plan;
 };
 
+// Runs `f`, naming where the size came from (--size, or the schedule file) in a UnitError it
+// throws: the clock overflows on the size, and the message alone does not say which input it was.
+template <typename F>
+auto naming_size(const SimulateOptions& o, F f) {
+  try {
+    return f();
+  } catch (const UnitError& e) {
+    throw UnitError(fmt::format("{}: {}", o.schedule.empty() ? "--size " + o.size : o.schedule, e.what()));
+  }
+}
+
 // A built-in algorithm, from the flags.
 Loaded build_from_flags(const SimulateOptions& o) {
   // Checked here rather than by CLI11, so that a mistyped flag (--siz) is reported as such first.
@@ -43,6 +54,7 @@ Loaded build_from_flags(const SimulateOptions& o) {
   // Name and collective are checked before the topology is read, so their errors come first.
   const auto registry = algo::builtin_registry();
   const algo::AlgorithmInfo& algorithm = registry.find(o.algorithm.collective_kind(), o.algorithm.algorithm);
+  o.algorithm.check_used_by(algorithm);
 
   topo::Topology topology = o.topology.load();
   const auto gpus = topology.gpus();
@@ -53,7 +65,8 @@ Loaded build_from_flags(const SimulateOptions& o) {
       throw UsageError(
           fmt::format("--ranks: found {}, but topology {} has only {} GPUs", ranks, topology.name(), gpus.size()));
   }
-  Plan plan = build_plan(algorithm, topology, ranks, o.algorithm, size, o.verify.element_size(), o.fidelity);
+  Plan plan = naming_size(
+      o, [&] { return build_plan(algorithm, topology, ranks, o.algorithm, size, o.verify.element_size(), o.fidelity); });
   return Loaded{std::move(topology), std::move(plan)};
 }
 
@@ -87,7 +100,7 @@ Loaded load_from_file(const SimulateOptions& o) {
                                        schedule.size, std::nullopt);
   place_helpers(topology, helpers, rank_to_node);
   Plan plan{std::move(schedule), std::move(rank_to_node), std::nullopt, std::move(fidelity)};
-  apply_slicing(plan, topology);
+  naming_size(o, [&] { apply_slicing(plan, topology); });
   return Loaded{std::move(topology), std::move(plan)};
 }
 
@@ -154,8 +167,8 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
   std::optional<validation::ReplayReport> check;
   if (replay_options) check = validation::replay_on_cpu(plan.schedule, *replay_options);
   reports::TraceRecorder recorder;
-  const Simulated run =
-      simulate_plan(plan, topology, o.network, model, o.trace.empty() ? nullptr : &recorder);
+  const Simulated run = naming_size(
+      o, [&] { return simulate_plan(plan, topology, o.network, model, o.trace.empty() ? nullptr : &recorder); });
   const sim::Result& result = run.result;
   const sim::Summary& summary = run.summary;
   if (!o.trace.empty())

@@ -1,5 +1,6 @@
 #include "tools/fidelity_options.hpp"
 
+#include <limits>
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -69,6 +70,9 @@ void FidelityOptions::add_to(CLI::App& cmd) {
   add_value(cmd, "--params", params,
             "Model parameters from this JSON file (\"format\": \"collsim-params-1\"; README, Model parameters), "
             "over the topology's own");
+  add_value(cmd, "--max-ops", max_ops,
+            "Most ops a run may have once pipeline chunks and slices are cut (default 262144): a default chunk or "
+            "slice is doubled until the run fits, one given by --chunk-size or --slice is refused");
   add_value(cmd, "--model", model,
             "Also print a formula's time: analytical (the alpha-beta closed form) or nccl (NCCL's tuning model)");
 }
@@ -105,6 +109,8 @@ Fidelity resolve_fidelity(const FidelityOptions& o, const topo::Topology& topolo
     flags.channels = parse_count("--channels", o.channels, 1, 64);
   }
   if (!o.slice.empty()) flags.slice = parse_size_flag("--slice", o.slice);
+  if (!o.max_ops.empty())
+    f.max_ops = parse_count("--max-ops", o.max_ops, 1, std::numeric_limits<std::uint32_t>::max());
   layer(choice, f.protocol_source, flags.protocol, "--protocol");
   layer(channels, f.channels_source, flags.channels, "--channels");
   layer(slice, f.slice_source, flags.slice, "--slice");

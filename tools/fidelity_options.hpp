@@ -1,4 +1,4 @@
-// simulate's fidelity flags (--protocol, --channels, --slice, --params, --model) and how they,
+// simulate's fidelity flags (--protocol, --channels, --slice, --params, --model, --max-ops) and how they,
 // a parameter file and the topology's own parameters combine into what a run uses, with the
 // source of every value (topologies/model_params.hpp has the layering).
 #pragma once
@@ -23,6 +23,7 @@ struct FidelityOptions {
   std::string slice;
   std::string params;
   std::string model;
+  std::string max_ops;
 
   /// Registers the flags on `cmd`.
   void add_to(CLI::App& cmd);
@@ -41,6 +42,10 @@ struct Fidelity {
   std::string channels_source = "default";
   Bytes slice = 0;                         ///< 0: chunks move whole
   std::string slice_source = "default";
+  /// Most ops once pipeline chunks and slices are cut (--max-ops; tools/simulation.hpp). A run
+  /// takes about 200 B and, on a contended NVSwitch, tens of microseconds per op
+  /// (bench/PROFILE.md), so the default keeps one under a few seconds.
+  std::uint64_t max_ops = std::uint64_t{1} << 18;
   sim::CostSettings costs;
 };
 

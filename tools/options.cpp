@@ -134,6 +134,22 @@ std::vector<std::string> AlgorithmOptions::ps_nodes() const {
   return ids;
 }
 
+void AlgorithmOptions::check_used_by(const algo::AlgorithmInfo& info) const {
+  const auto kind = sched::collective_name(info.collective);
+  if (!root.empty() && info.collective != sched::Collective::Broadcast &&
+      info.collective != sched::Collective::Reduce)
+    throw UsageError(fmt::format("--root: {} has no root; expected --root only with --collective broadcast or reduce",
+                                 kind));
+  if (!chunk_size.empty() && !algo::takes_flag(info, "--chunk-size"))
+    throw UsageError(fmt::format("--chunk-size: {} {} is not pipelined in chunks; expected --chunk-size only with "
+                                 "tree, double-tree, or ring broadcast and reduce (`collsim algorithms` lists them)",
+                                 info.name, kind));
+  for (const auto* flag : {&ps_shards, &ps_node})
+    if (!flag->empty() && info.name != "ps")
+      throw UsageError(fmt::format("{}: only the ps algorithm has servers, not {}",
+                                   flag == &ps_shards ? "--ps-shards" : "--ps-node", info.name));
+}
+
 sched::Collective AlgorithmOptions::collective_kind() const {
   const auto c = sched::parse_collective(collective);
   if (!c)

@@ -56,6 +56,11 @@ struct AlgorithmOptions {
   [[nodiscard]] sched::Collective collective_kind() const;
   /// The request for `nranks` ranks and `size` bytes; throws UsageError naming the flag.
   [[nodiscard]] algo::Request request(std::uint32_t nranks, Bytes size) const;
+  /// Refuses a flag that algorithm `info` would not use (UsageError naming it and what uses it): --root
+  /// outside broadcast and reduce, --chunk-size for an algorithm not pipelined in chunks,
+  /// --ps-shards and --ps-node outside ps. A single run says so rather than ignore a flag; a sweep
+  /// applies each flag to the rows that use it.
+  void check_used_by(const algo::AlgorithmInfo& info) const;
   /// The --ps-node ids, in order (empty without --ps-node).
   [[nodiscard]] std::vector<std::string> ps_nodes() const;
 };

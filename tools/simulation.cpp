@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "algorithms/channels.hpp"
+#include "algorithms/chunk_tables.hpp"
 #include "algorithms/closed_form.hpp"
 #include "sim/op_costs.hpp"
 #include "sim/schedule/slicing.hpp"
@@ -53,6 +54,59 @@ algo::AlphaBeta fabric_alpha_beta(const topo::Topology& topology, std::span<cons
   return fabric;
 }
 
+// Pipeline chunks and slices multiply a schedule's ops, and a run's time and memory with them.
+// Past Fidelity::max_ops a default chunk or slice is doubled until it fits. That only coarsens
+// the pipeline: a step pays at most one chunk or slice time more, e.g. 14 x 64 MiB slices at a
+// channel's ~12.5 GB/s = 75 ms, under 1 % of 1 TiB on dgx-a100 at the default budget.
+
+// Ops of `schedule` once every chunk is cut into slices of `slice` bytes (sched::slice_schedule).
+std::uint64_t sliced_op_count(const sched::Schedule& schedule, Bytes slice) {
+  std::uint64_t ops = 0;
+  for (const auto& op : schedule.ops)
+    ops += std::max<Bytes>(1, (schedule.chunks[op.src_chunk].size + slice - 1) / slice);
+  return ops;
+}
+
+// The smallest power-of-two multiple of `from` for which `ops(size)` <= `allowed`, given that
+// ops(s) == floor_ops <= allowed once s >= `largest`.
+template <typename Ops>
+Bytes fit_within(Bytes from, Bytes largest, std::uint64_t allowed, Ops ops) {
+  Bytes fit = from;
+  while (fit < largest && ops(fit) > allowed) fit = fit > largest / 2 ? largest : 2 * fit;
+  return fit;
+}
+
+// Keeps a chunked algorithm's pipeline within the op budget: ops grow with the chunks of each
+// channel's share, ceil(S / channels), so the ops of one chunk per channel times those chunks
+// estimate the schedule before it is built. A --chunk-size that passes the budget is refused, the
+// default one is doubled. Returns where the chunk came from.
+std::string fit_chunk_size(const algo::AlgorithmInfo& algorithm, algo::Request& request, const Fidelity& fidelity,
+                           bool chunk_size_given) {
+  const std::uint32_t channels = fidelity.channels;
+  const std::string source = chunk_size_given ? "--chunk-size" : "default";
+  if (!algo::takes_flag(algorithm, "--chunk-size") || request.size == 0) return source;
+  algo::Request whole = request;
+  whole.chunk_size = request.size;
+  const std::uint64_t per_chunk = algo::build_with_channels(algorithm, whole, channels).ops.size();
+  const Bytes share = (request.size + channels - 1) / channels;
+  const auto ops = [&](Bytes chunk) { return per_chunk * algo::pipeline_chunk_count(share, chunk, request.element_size); };
+  const std::uint64_t allowed = std::max(fidelity.max_ops, per_chunk);
+  if (ops(request.chunk_size) <= allowed) return source;
+  const Bytes fit = fit_within(request.chunk_size, share, allowed, ops);
+  if (chunk_size_given)
+    throw UsageError(fmt::format("--chunk-size: {} cuts {} {} of {} into {} ops ({} pipeline chunks per channel), "
+                                 "more than --max-ops {}; expected --chunk-size {} or more",
+                                 format_size(request.chunk_size), algorithm.name,
+                                 sched::collective_name(request.collective), format_size(request.size),
+                                 ops(request.chunk_size),
+                                 algo::pipeline_chunk_count(share, request.chunk_size, request.element_size), allowed,
+                                 format_size(fit)));
+  const std::string raised = fmt::format("default {}, raised to stay within --max-ops {}", format_size(request.chunk_size),
+                                         allowed);
+  request.chunk_size = fit;
+  return raised;
+}
+
 }  // namespace
 
 void place_helpers(const topo::Topology& topology, const std::vector<std::string>& ids,
@@ -77,8 +131,11 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
   Fidelity fidelity = resolve_fidelity(fidelity_flags, topology, rank_to_node, algorithm.name, request.collective,
                                        size, request);
   place_helpers(topology, flags.ps_nodes(), rank_to_node);
+  std::string chunk_source = fit_chunk_size(algorithm, request, fidelity, !flags.chunk_size.empty());
+  const Bytes chunk = algo::takes_flag(algorithm, "--chunk-size") ? request.chunk_size : 0;
   sched::Schedule schedule = algo::build_with_channels(algorithm, request, fidelity.channels);
-  Plan plan{std::move(schedule), std::move(rank_to_node), std::move(request), std::move(fidelity)};
+  Plan plan{std::move(schedule), std::move(rank_to_node), std::move(request), std::move(fidelity), chunk,
+            std::move(chunk_source)};
   apply_slicing(plan, topology);
   return plan;
 }
@@ -88,7 +145,23 @@ void apply_slicing(Plan& plan, const topo::Topology& topology) {
   Bandwidth fastest;
   for (const auto& l : topology.links()) fastest = std::max(fastest, l.bandwidth);
   (void)transfer_time(plan.schedule.size, fastest);
-  plan.schedule = sched::slice_schedule(plan.schedule, plan.fidelity.slice);
+  Fidelity& f = plan.fidelity;
+  const std::uint64_t allowed = std::max<std::uint64_t>(f.max_ops, plan.schedule.ops.size());
+  const auto ops = [&](Bytes slice) { return sliced_op_count(plan.schedule, slice); };
+  if (ops(f.slice) > allowed) {
+    Bytes largest = 0;
+    for (const auto& c : plan.schedule.chunks) largest = std::max(largest, c.size);
+    const Bytes fit = fit_within(f.slice, largest, allowed, ops);
+    if (f.slice_source == "--slice")
+      throw UsageError(fmt::format("--slice: {} cuts this {} collective into {} ops, more than --max-ops {}; "
+                                   "expected --slice {} or more, or 0 for whole chunks",
+                                   format_size(f.slice), format_size(plan.schedule.size), ops(f.slice), allowed,
+                                   format_size(fit)));
+    f.slice_source = fmt::format("{} gave {}, raised to stay within --max-ops {}", f.slice_source, format_size(f.slice),
+                                 allowed);
+    f.slice = fit;
+  }
+  plan.schedule = sched::slice_schedule(plan.schedule, f.slice);
 }
 
 void check_network_name(std::string_view name) {
@@ -134,6 +207,8 @@ Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::s
                                 : fidelity.protocol_source;
   summary.channels = fidelity.channels;
   summary.channels_source = fidelity.channels_source;
+  summary.chunk = plan.chunk;
+  summary.chunk_source = plan.chunk_source;
   summary.slice = fidelity.slice;
   summary.slice_source = fidelity.slice_source;
   summary.model = std::string(model);

@@ -2,6 +2,7 @@
 // the code path shared by `simulate` (one run) and `sweep` (many runs on many threads).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -23,6 +24,8 @@ struct Plan {
   std::vector<topo::NodeId> rank_to_node;
   std::optional<algo::Request> request;  ///< what a built-in algorithm was asked for (for its closed form)
   Fidelity fidelity;  ///< protocol, channels, slice and costs (tools/fidelity_options.hpp)
+  Bytes chunk = 0;    ///< pipeline chunk of a chunked algorithm (--chunk-size), 0 for the others
+  std::string chunk_source = "default";
 };
 
 /// A run of a plan: the engine's result and the summary, with the closed form when there is one.
@@ -38,13 +41,19 @@ void place_helpers(const topo::Topology& topology, const std::vector<std::string
 
 /// Cuts `plan`'s chunks into slices when its fidelity says so (sim/schedule/slicing.hpp); the
 /// schedule that runs, is verified and is saved is the sliced one. A size whose bytes alone pass the
-/// clock's end on the fastest link of `topology` is refused (UnitError) before it is cut up.
+/// clock's end on the fastest link of `topology` is refused (UnitError) before it is cut up. Slicing
+/// may give at most max(--max-ops, unsliced ops) ops: a slice from --slice that gives more is refused
+/// (UsageError naming --slice and the smallest slice that fits); one from a topology, a parameter
+/// file or NCCL's default is doubled until it fits, and its source says so.
 void apply_slicing(Plan& plan, const topo::Topology& topology);
 
 /// Builds `algorithm` for `ranks` ranks (the first GPUs of `topology`, 1 <= ranks <= GPUs) and
 /// `size` bytes with the options of `flags`, cut in whole elements of `element_size` bytes where S
 /// allows (algo::Request::element_size; --dtype). Throws UsageError naming a flag for bad options and
 /// algo::AlgorithmError when the algorithm cannot serve the request (e.g. hierarchical on one host).
+/// A chunked algorithm (tree, ring broadcast/reduce) may have at most max(--max-ops, its
+/// unpipelined ops) ops: a --chunk-size that gives more is refused (UsageError naming it and the smallest chunk
+/// that fits), the default chunk is doubled until it fits.
 Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topology, std::uint32_t ranks,
                 const AlgorithmOptions& flags, Bytes size, Bytes element_size, const FidelityOptions& fidelity);
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "sim/schedule/collective_spec.hpp"
+#include "sim/schedule/json_io.hpp"
 #include "validation/element_types.hpp"
 #include "validation/numeric_replay.hpp"
 #include "validation/symbolic_replay.hpp"
@@ -68,7 +69,7 @@ std::optional<std::string> misalignment(const sched::Schedule& s, Bytes data_byt
     const sched::Chunk& ch = s.chunks[c];
     if (ch.size > 0 && (ch.offset % size != 0 || ch.size % size != 0))
       return fmt::format("chunk {} (bytes {}..{} of the {} buffer) is not cut at multiples of {}'s {} bytes", c,
-                         ch.offset, ch.offset + ch.size, buffer_name(ch.buffer), dtype_name(dtype), size);
+                         ch.offset, ch.offset + ch.size, sched::buffer_name(ch.buffer), dtype_name(dtype), size);
   }
   return std::nullopt;
 }
@@ -85,7 +86,7 @@ void replay_as(const sched::Schedule& s, const sched::CollectiveSpec& spec, cons
   replay.check(report);
   if (const auto& m = report.mismatch)
     report.problem = fmt::format("rank {} chunk {} ({} buffer, element {} = byte {}): expected {}, found {}", m->rank,
-                                 m->chunk, buffer_name(m->buffer), m->element, m->element * layout.element_size,
+                                 m->chunk, sched::buffer_name(m->buffer), m->element, m->element * layout.element_size,
                                  m->expected, m->found);
 }
 
@@ -104,15 +105,6 @@ void dispatch(const sched::Schedule& s, const sched::CollectiveSpec& spec, const
 void add_note(std::string& note, const std::string& text) { note += note.empty() ? text : "; " + text; }
 
 }  // namespace
-
-std::string_view buffer_name(sched::Buffer buffer) noexcept {
-  switch (buffer) {
-    case sched::Buffer::Data: return "data";
-    case sched::Buffer::Output: return "output";
-    case sched::Buffer::Scratch: return "scratch";
-  }
-  return "?";
-}
 
 ReplayReport replay_on_cpu(const sched::Schedule& s, const ReplayOptions& options) {
   ReplayReport report;

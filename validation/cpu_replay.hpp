@@ -83,7 +83,5 @@ struct ReplayReport {
 /// "verification failed: rank 2 chunk 1 (data) element 7: expected 10, found 6".
 [[nodiscard]] std::string replay_summary(const ReplayReport& report);
 
-/// "data", "output", "scratch".
-std::string_view buffer_name(sched::Buffer buffer) noexcept;
 
 }  // namespace collsim::validation

@@ -235,3 +235,44 @@ TEST_CASE("two GPUs joined by one link have the fully-connected closed forms", "
     CHECK(k["closed_form_us"].is_number());
   }
 }
+
+TEST_CASE("a single run refuses a flag its algorithm would not use", "[cli]") {
+  // nccl-tests ignores such flags; a simulator that silently drops --chunk-size would print a time
+  // the user did not ask for, so simulate and explain say which flag and what would use it.
+  check_bad_input({"simulate", "--size", "1M", "--root", "3"}, "--root: allreduce has no root");
+  check_bad_input({"simulate", "--size", "1M", "--chunk-size", "4K"}, "--chunk-size: ring allreduce is not pipelined");
+  check_bad_input({"simulate", "--size", "1M", "--ps-shards", "2"}, "--ps-shards: only the ps algorithm");
+  check_bad_input({"explain", "--ranks", "3", "--root", "1"}, "--root: allreduce has no root");
+  // The flags still work where they apply.
+  CHECK(run_collsim({"simulate", "--size", "1M", "--collective", "broadcast", "--root", "3"}).code == 0);
+  CHECK(run_collsim({"simulate", "--size", "1M", "--algorithm", "tree", "--chunk-size", "64K"}).code == 0);
+}
+
+TEST_CASE("explain ends with the check of the collective it explained", "[cli][seed]") {
+  const auto last_line = [](const std::vector<std::string>& args) {
+    const auto r = run_collsim(args);
+    REQUIRE(r.code == 0);
+    const auto end = r.out.find_last_not_of('\n');
+    return r.out.substr(r.out.rfind('\n', end) + 1, end - r.out.rfind('\n', end));
+  };
+  CHECK(last_line({"explain", "--ranks", "3", "--elements", "6"}) ==
+        "check: every GPU holds every rank's share of every chunk exactly once (allreduce is complete)");
+  CHECK(last_line({"explain", "--ranks", "3", "--elements", "6", "--collective", "reduce", "--root", "2"}) ==
+        "check: GPU2 holds every rank's share of every chunk exactly once (reduce is complete)");
+  CHECK(last_line({"explain", "--ranks", "3", "--elements", "6", "--collective", "broadcast", "--root", "1"}) ==
+        "check: every GPU holds GPU1's buffer (broadcast is complete)");
+  CHECK(last_line({"explain", "--ranks", "3", "--elements", "6", "--collective", "allgather"}) ==
+        "check: every GPU holds every rank's part (allgather is complete)");
+}
+
+TEST_CASE("a size that overflows the clock names where it came from", "[cli]") {
+  // 2^62 B at 25 GB/s is 1.8e23 ps, past the int64 clock (2^63 ps, about 106 days).
+  check_bad_input({"simulate", "--gpus", "2", "--fabric", "switch", "--size", "4611686018427387904"},
+                  "--size 4611686018427387904: a transfer of");
+  const auto saved = run_collsim({"simulate", "--gpus", "2", "--fabric", "switch", "--size", "8", "--save-schedule", "-"});
+  REQUIRE(saved.code == 0);
+  auto j = nlohmann::json::parse(saved.out);
+  j["size_bytes"] = 9223372036854775804LL;  // a multiple of the 4-byte element, so the file loads
+  const auto file = temp_file("huge_schedule.json", j.dump());
+  check_bad_input({"simulate", "--gpus", "2", "--fabric", "switch", "--schedule", file}, file + ": a transfer of");
+}

@@ -24,6 +24,7 @@ namespace {
 
 using namespace collsim;
 
+using testing::check_bad_input;
 using testing::run_collsim;
 using testing::simulate_json;
 using testing::temp_file;
@@ -225,7 +226,8 @@ TEST_CASE("simulate --model prints a second opinion in table, json and csv", "[f
   const auto table = run_collsim({"simulate", "--size", "1G", "--model", "nccl"});
   CHECK_THAT(table.out, Catch::Contains("model (nccl)") && Catch::Contains("protocol") && Catch::Contains("channels"));
   const auto csv = run_collsim({"simulate", "--size", "1G", "--model", "nccl", "--format", "csv"});
-  CHECK_THAT(csv.out, Catch::Contains(",protocol,channels,slice_bytes,model,model_us,protocol_source,channels_source,slice_source\n"));
+  CHECK_THAT(csv.out, Catch::Contains(",protocol,channels,slice_bytes,model,model_us,protocol_source,channels_source,slice_source,"
+                                           "chunk_bytes,chunk_source\n"));
   CHECK_THAT(csv.out, Catch::Contains(",simple,24,1048576,nccl,"));
 }
 
@@ -273,4 +275,52 @@ TEST_CASE("params.schema.json lists exactly the keys a full parameter file has",
   listed.insert("format");
   CHECK(written == listed);
   CHECK(topo::parse_model_params_file(full.dump(), "full") == p);
+}
+
+// The op budget (--max-ops): slices and pipeline chunks multiply a schedule's ops, so a default
+// slice or chunk grows until the run fits and one given by flag is refused. Expected values are the
+// budget's arithmetic, worked by hand below; the runs are small so that the test stays fast.
+TEST_CASE("a default slice is doubled until the run fits --max-ops; --slice past it is refused", "[fidelity][budget]") {
+  // Ring all-reduce on 4 GPUs, 1 channel: 2(N-1)·N = 24 ops of S/N = 256 MiB each. NCCL's 1 MiB
+  // slice for simple would give 24·256 = 6144 ops; with 1000 allowed the smallest power-of-two
+  // multiple of 1 MiB that fits is 8 MiB (24·32 = 768 ops; 4 MiB gives 1536).
+  const std::vector<std::string> base{"--gpus", "4", "--fabric", "switch", "--protocol", "simple", "--size", "1G"};
+  const auto raised = simulate_json(with(base, {"--max-ops", "1000"}));
+  CHECK(raised["slice_bytes"] == 8 * 1048576);
+  CHECK_THAT(raised["slice_source"].get<std::string>(), Catch::Contains("raised to stay within --max-ops 1000"));
+  CHECK(raised["events"].get<std::uint64_t>() >= 768);
+  // The raised slice runs exactly as the same slice given by flag.
+  CHECK(simulate_json(with(base, {"--slice", "8M"}))["time_us"] == raised["time_us"]);
+  // Under the default budget (2^18 ops) NCCL's slice stays.
+  CHECK(simulate_json(base)["slice_bytes"] == 1048576);
+
+  const auto refused = with(with({"simulate"}, base), {"--max-ops", "1000", "--slice", "1M"});
+  check_bad_input(refused, "--slice: 1 MiB cuts this 1 GiB collective into 6144 ops");
+  check_bad_input(refused, "expected --slice 8 MiB or more");
+  check_bad_input({"simulate", "--size", "1M", "--max-ops", "0"}, "--max-ops");
+}
+
+TEST_CASE("a pipelined algorithm's default chunk grows to fit --max-ops; --chunk-size past it is refused",
+          "[fidelity][budget]") {
+  // Tree all-reduce on 4 GPUs: 7 ops per pipeline chunk (2(N-1) sends and the reduce of the two
+  // children's shares at the inner rank; tree_allreduce.hpp). 1 GiB in the default 512 KiB chunks
+  // is 2048 chunks, 14336 ops; with 1000 allowed, chunks must number at most 142, so the chunk
+  // doubles to 8 MiB (128 chunks, 896 ops; 4 MiB gives 256 chunks, 1792 ops).
+  const std::vector<std::string> base{"--gpus", "4", "--fabric", "switch", "--algorithm", "tree", "--size", "1G"};
+  const auto raised = simulate_json(with(base, {"--max-ops", "1000"}));
+  CHECK(raised["chunk_bytes"] == 8 * 1048576);
+  CHECK_THAT(raised["chunk_source"].get<std::string>(),
+             Catch::Contains("default 512 KiB, raised to stay within --max-ops 1000"));
+  CHECK(simulate_json(with(base, {"--chunk-size", "8M"}))["time_us"] == raised["time_us"]);
+  CHECK(simulate_json(base)["chunk_bytes"] == 512 * 1024);
+  CHECK(simulate_json({"--gpus", "4", "--fabric", "switch", "--size", "1G"})["chunk_bytes"] == 0);  // ring: none
+
+  // 1 B chunks of 1 MiB: whole float32 elements, 262144 chunks of 7 ops; 1000 ops allow 142
+  // chunks, hence 8 KiB (128 chunks).
+  check_bad_input({"simulate", "--gpus", "4", "--fabric", "switch", "--algorithm", "tree", "--size", "1M",
+                   "--chunk-size", "1", "--max-ops", "1000"},
+                  "--chunk-size: 1 B cuts tree allreduce of 1 MiB into 1835008 ops");
+  check_bad_input({"simulate", "--gpus", "4", "--fabric", "switch", "--algorithm", "tree", "--size", "1M",
+                   "--chunk-size", "1", "--max-ops", "1000"},
+                  "expected --chunk-size 8 KiB or more");
 }

@@ -13,6 +13,7 @@
 #include "tools/simulation.hpp"
 #include "tools/sweep_run.hpp"
 #include "tools/sweep_spec.hpp"
+#include "topologies/export.hpp"
 #include "topologies/generate.hpp"
 #include "validation/dtype.hpp"
 
@@ -173,6 +174,9 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
   std::string fingerprint_text = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}/{}", o.format, o.network, validation::dtype_name(*dtype),
                                              o.algorithm.root, o.algorithm.chunk_size, o.algorithm.ps_shards,
                                              reports::sweep_csv_header(), shard, shards);
+  // Contents, not names: a topology file edited, or a generated fabric with other link flags,
+  // keeps its name but must not resume the old rows.
+  for (const auto& t : topologies) fingerprint_text += "|" + topo::normalized_json(t.topology);
   for (std::size_t t = 0; t < topologies.size(); ++t) {
     const std::uint32_t gpus = static_cast<std::uint32_t>(topologies[t].topology.gpus().size());
     for (std::uint32_t n : rank_counts.empty() ? std::vector<std::uint32_t>{gpus} : rank_counts) {

@@ -156,6 +156,14 @@ TEST_CASE("sweep --resume finishes a partial file into the file of an uninterrup
   CHECK(read_file(out) == read_file(whole));
   CHECK_FALSE(std::filesystem::exists(partial));
 
+  // The same command on a fabric of other links (same topology name) is another sweep.
+  std::filesystem::remove(out);
+  std::filesystem::create_directory(out);
+  REQUIRE(run_collsim(with(kSmall, {"-o", out.string()})).code == 74);
+  std::filesystem::remove(out);
+  check_bad_input(with(kSmall, {"-o", out.string(), "--resume", "--link-bandwidth", "50GB/s"}), "different sweep");
+  std::filesystem::remove(partial);
+
   // A partial file of another sweep is refused.
   std::ofstream(partial) << "collsim sweep partial v1 0000000000000000\n";
   check_bad_input(with(kSmall, {"-o", out.string(), "--resume"}), "different sweep");

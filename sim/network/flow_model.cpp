@@ -29,7 +29,7 @@ std::uint32_t FlowModel::connection_of(const topo::Route& route, std::uint16_t c
   // iterated, so the addresses cannot make the output depend on the allocator.
   const std::uint64_t key = (static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&route)) << 16) | channel;
   const auto [it, added] = connection_index_.try_emplace(key, static_cast<std::uint32_t>(connections_.size()));
-  if (added) connections_.push_back(Connection{&route});
+  if (added) connections_.push_back(Connection{});
   return it->second;
 }
 

@@ -69,7 +69,6 @@ class FlowModel final : public NetworkModel {
   };
   /// A route and a channel: its transfers transmit one at a time, in request order.
   struct Connection {
-    const topo::Route* route = nullptr;
     bool busy = false;
     std::uint32_t head = kNone, tail = kNone;  // into pending_
   };

@@ -5,17 +5,46 @@
 
 namespace collsim::topo {
 
+std::optional<std::vector<LinkId>> RouteCache::unique_two_hop(NodeId from, NodeId to) {
+  if (out_links_.empty()) {
+    const auto links = topology_.links();
+    out_links_.resize(topology_.nodes().size());
+    in_links_.resize(topology_.nodes().size());
+    for (LinkId l = 0; l < links.size(); ++l) {
+      out_links_[links[l].from].push_back(l);
+      in_links_[links[l].to].push_back(l);
+    }
+  }
+  std::optional<std::vector<LinkId>> found;
+  for (LinkId first : out_links_[from]) {
+    const NodeId via = topology_.link(first).to;
+    if (via == to) return std::nullopt;  // a direct link: shortest_route's own case
+    for (LinkId second : in_links_[to]) {
+      if (topology_.link(second).from != via) continue;
+      if (found) return std::nullopt;  // two candidates: Dijkstra's latency and tie rules decide
+      found = std::vector<LinkId>{first, second};
+    }
+  }
+  return found;
+}
+
 const Route& RouteCache::get(NodeId from, NodeId to) {
   const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | to;
   if (auto it = routes_.find(key); it != routes_.end()) return it->second;
   Route r;
-  r.links = topology_.shortest_route(from, to);
+  if (auto two = from != to ? unique_two_hop(from, to) : std::nullopt)
+    r.links = std::move(*two);
+  else
+    r.links = topology_.shortest_route(from, to);
   r.bottleneck = Bandwidth{std::numeric_limits<std::uint64_t>::max()};
   for (LinkId id : r.links) {
     const Link& l = topology_.link(id);
     r.latency = checked_add(r.latency, l.latency);
     r.bottleneck = std::min(r.bottleneck, l.bandwidth);
+    r.resources.push_back(l.resource);
   }
+  std::sort(r.resources.begin(), r.resources.end());
+  r.resources.erase(std::unique(r.resources.begin(), r.resources.end()), r.resources.end());
   return routes_.emplace(key, std::move(r)).first->second;
 }
 

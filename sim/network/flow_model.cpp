@@ -2,16 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
-
-#include "sim/network/maxmin.hpp"
+#include <limits>
 
 namespace collsim::net {
 namespace {
-// Tokens: bit 0 = kind (0: end of transmission, 1: arrival), bits 1..32 = transfer id, bits 33..
-// = the flow's projection version.
-std::uint64_t end_token(TransferId id, std::uint32_t version) {
-  return (std::uint64_t{version} << 33) | (std::uint64_t{id} << 1);
+// Tokens: bit 0 = kind (0: end of transmission, 1: arrival); an end carries the flow's slot in
+// bits 1..32 and its projection version (mod 2^31) in bits 33..; an arrival the transfer id.
+constexpr std::uint32_t kVersionMask = 0x7FFFFFFFu;
+std::uint64_t end_token(std::uint32_t slot, std::uint32_t version) {
+  return (std::uint64_t{version & kVersionMask} << 33) | (std::uint64_t{slot} << 1);
 }
 std::uint64_t arrive_token(TransferId id) { return (std::uint64_t{id} << 1) | 1; }
 }  // namespace
@@ -22,7 +21,17 @@ FlowModel::FlowModel(const topo::Topology& topology)
       users_(topology.links().size(), 0),
       busy_since_(topology.links().size(), Time{0}),
       busy_(topology.links().size(), Time{0}),
-      seen_resource_(topology.resource_count(), 0) {}
+      seen_resource_(topology.resource_count(), 0),
+      solver_index_(topology.resource_count(), 0) {}
+
+std::uint32_t FlowModel::connection_of(const topo::Route& route, std::uint16_t channel) {
+  // Route addresses are stable for the run (RouteCache); the map is only looked up, never
+  // iterated, so the addresses cannot make the output depend on the allocator.
+  const std::uint64_t key = (static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&route)) << 16) | channel;
+  const auto [it, added] = connection_index_.try_emplace(key, static_cast<std::uint32_t>(connections_.size()));
+  if (added) connections_.push_back(Connection{});
+  return it->second;
+}
 
 void FlowModel::start(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel,
                       WakeQueue& queue) {
@@ -30,136 +39,173 @@ void FlowModel::start(Time now, TransferId id, const topo::Route& route, Bytes b
     queue.wake_at(now, arrive_token(id));
     return;
   }
-  const Connection connection{&route, channel};
-  if (auto it = waiting_.find(connection); it != waiting_.end()) {
-    it->second.push_back(Pending{id, bytes});  // the connection is busy: wait in order
+  const std::uint32_t c = connection_of(route, channel);
+  Connection& connection = connections_[c];
+  if (connection.busy) {
+    // The connection is busy: wait in order.
+    std::uint32_t p = pending_free_;
+    if (p != kNone) {
+      pending_free_ = pending_[p].next;
+      pending_[p] = Pending{id, bytes, kNone};
+    } else {
+      p = static_cast<std::uint32_t>(pending_.size());
+      pending_.push_back(Pending{id, bytes, kNone});
+    }
+    (connection.tail == kNone ? connection.head : pending_[connection.tail].next) = p;
+    connection.tail = p;
     return;
   }
-  waiting_[connection];  // marks the connection busy
-  begin(now, id, route, channel, bytes);
-  resolve(now, flows_[id].resources, queue);
+  connection.busy = true;
+  begin(now, id, route, c, bytes);
+  resolve(now, route.resources, queue);
 }
 
-void FlowModel::begin(Time now, TransferId id, const topo::Route& route, std::uint16_t channel, Bytes bytes) {
-  if (id >= flows_.size()) flows_.resize(static_cast<std::size_t>(id) + 1);
-  Flow& f = flows_[id];
+FlowModel::Slot FlowModel::begin(Time now, TransferId id, const topo::Route& route, std::uint32_t connection,
+                                 Bytes bytes) {
+  Slot slot = free_;
+  if (slot != kNone) {
+    free_ = flows_[slot].next_free;
+  } else {
+    slot = static_cast<Slot>(flows_.size());
+    flows_.emplace_back();
+    seen_flow_.push_back(0);
+  }
+  Flow& f = flows_[slot];
+  const std::uint32_t version = f.version;  // kept across lives of the slot: old tokens stay stale
   f = Flow{};
+  f.version = version;
   f.route = &route;
-  f.channel = channel;
+  f.id = id;
+  f.connection = connection;
   f.bytes = bytes;
   f.started = now;
   f.updated = now;
-  f.active = true;
   if (observer_) observer_->transmit_begin(now, id);
-  for (topo::LinkId l : route.links) {
-    f.resources.push_back(topology_.link(l).resource);
+  for (topo::LinkId l : route.links)
     if (users_[l]++ == 0) busy_since_[l] = now;
-  }
-  std::sort(f.resources.begin(), f.resources.end());
-  f.resources.erase(std::unique(f.resources.begin(), f.resources.end()), f.resources.end());
-  for (auto r : f.resources) on_resource_[r].push_back(id);
+  for (auto r : route.resources) on_resource_[r].push_back(slot);
+  return slot;
 }
 
-void FlowModel::end(Time now, TransferId id) {
-  Flow& f = flows_[id];
-  f.active = false;
+void FlowModel::end(Time now, Slot slot) {
+  Flow& f = flows_[slot];
   ++f.version;
-  if (observer_) observer_->transmit_end(now, id);
+  if (observer_) observer_->transmit_end(now, f.id);
   for (topo::LinkId l : f.route->links)
     if (--users_[l] == 0) busy_[l] += now - busy_since_[l];
-  for (auto r : f.resources) {
+  for (auto r : f.route->resources) {
     auto& v = on_resource_[r];
-    v.erase(std::find(v.begin(), v.end(), id));
+    v.erase(std::find(v.begin(), v.end(), slot));
   }
+  f.route = nullptr;
+  f.next_free = free_;
+  free_ = slot;
 }
 
 void FlowModel::resolve(Time now, const std::vector<std::uint32_t>& start_resources, WakeQueue& queue) {
   // The flows connected to the change through shared resources (breadth-first); only their rates
   // can move.
   ++stamp_;
-  std::vector<std::uint32_t> resources;
-  std::vector<TransferId> component;
+  component_resources_.clear();
+  component_.clear();
   for (auto r : start_resources)
     if (seen_resource_[r] != stamp_) {
       seen_resource_[r] = stamp_;
-      resources.push_back(r);
+      component_resources_.push_back(r);
     }
-  std::unordered_map<TransferId, bool> in_component;
-  for (std::size_t i = 0; i < resources.size(); ++i) {
-    for (TransferId id : on_resource_[resources[i]]) {
-      if (!in_component.emplace(id, true).second) continue;
-      component.push_back(id);
-      for (auto r : flows_[id].resources)
+  for (std::size_t i = 0; i < component_resources_.size(); ++i) {
+    for (Slot s : on_resource_[component_resources_[i]]) {
+      if (seen_flow_[s] == stamp_) continue;
+      seen_flow_[s] = stamp_;
+      component_.push_back(s);
+      for (auto r : flows_[s].route->resources)
         if (seen_resource_[r] != stamp_) {
           seen_resource_[r] = stamp_;
-          resources.push_back(r);
+          component_resources_.push_back(r);
         }
     }
   }
-  if (component.empty()) return;
-  std::sort(component.begin(), component.end());  // deterministic solver input
-
-  MaxMinSolver solver;
-  std::unordered_map<std::uint32_t, std::uint32_t> index;
-  for (auto r : resources) {
+  if (component_.empty()) return;
+  if (component_.size() == 1 && !always_solve_) {
+    // Alone on its resources: progressive filling would fix it at its smallest capacity in one
+    // round (min over r of C_r / 1), the same double computed here without the solver.
+    double rate = std::numeric_limits<double>::infinity();
+    for (auto r : component_resources_)
+      rate = std::min(rate, static_cast<double>(topology_.link(r).bandwidth.bits_per_s));
+    set_rate(now, component_[0], rate, queue);
+    return;
+  }
+  // Deterministic solver input and wake-up order: by transfer id, as the schedule numbers them.
+  std::sort(component_.begin(), component_.end(), [&](Slot a, Slot b) { return flows_[a].id < flows_[b].id; });
+  solver_.clear();
+  for (auto r : component_resources_) {
     // Any directed link of the resource carries its bandwidth (both directions of a half-duplex link agree).
-    index[r] = solver.add_resource(static_cast<double>(topology_.link(r).bandwidth.bits_per_s));
+    solver_index_[r] = solver_.add_resource(static_cast<double>(topology_.link(r).bandwidth.bits_per_s));
   }
-  for (TransferId id : component) {
-    std::vector<std::uint32_t> rs;
-    for (auto r : flows_[id].resources) rs.push_back(index[r]);
-    solver.add_flow(std::move(rs));
+  for (Slot s : component_) {
+    flow_resources_.clear();
+    for (auto r : flows_[s].route->resources) flow_resources_.push_back(solver_index_[r]);
+    solver_.add_flow_over(flow_resources_);
   }
-  const auto rates = solver.solve();
-  for (std::size_t i = 0; i < component.size(); ++i) {
-    Flow& f = flows_[component[i]];
-    const double full = static_cast<double>(f.route->bottleneck.bits_per_s);
-    if (f.exact && rates[i] >= full) {
-      // At full speed: the exact end, scheduled once when it starts.
-      if (f.version == 0)
-        queue.wake_at(checked_add(f.started, transfer_time(f.bytes, f.route->bottleneck)), end_token(component[i], ++f.version));
-      continue;
+  solver_.solve_into(rates_);
+  for (std::size_t i = 0; i < component_.size(); ++i) set_rate(now, component_[i], rates_[i], queue);
+}
+
+void FlowModel::set_rate(Time now, Slot slot, double rate, WakeQueue& queue) {
+  Flow& f = flows_[slot];
+  const double full = static_cast<double>(f.route->bottleneck.bits_per_s);
+  if (f.exact && rate >= full) {
+    // At full speed: the exact end, scheduled once when it starts.
+    if (!f.scheduled) {
+      f.scheduled = true;
+      queue.wake_at(checked_add(f.started, transfer_time(f.bytes, f.route->bottleneck)), end_token(slot, ++f.version));
     }
-    if (f.exact) {
-      // First slowdown: what it sent so far went at full rate; floating point from here on.
-      f.exact = false;
-      f.bits_left = std::max(0.0, static_cast<double>(f.bytes) * 8.0 -
-                                      full * static_cast<double>((now - f.started).count()) * 1e-12);
-    } else {
-      f.bits_left = std::max(0.0, f.bits_left - f.rate * static_cast<double>((now - f.updated).count()) * 1e-12);
-    }
-    f.updated = now;
-    if (f.rate == rates[i] && f.version > 0) continue;  // unchanged: keep the scheduled end
-    f.rate = rates[i];
-    const double ps = std::ceil(f.bits_left / f.rate * 1e12);
-    const Time at = ps >= 9.2e18 ? Time::max() : checked_add(now, Time{static_cast<std::int64_t>(ps)});
-    queue.wake_at(at, end_token(component[i], ++f.version));
+    return;
   }
+  if (f.exact) {
+    // First slowdown: what it sent so far went at full rate; floating point from here on.
+    f.exact = false;
+    f.bits_left = std::max(0.0, static_cast<double>(f.bytes) * 8.0 - full * static_cast<double>((now - f.started).count()) * 1e-12);
+  } else {
+    f.bits_left = std::max(0.0, f.bits_left - f.rate * static_cast<double>((now - f.updated).count()) * 1e-12);
+  }
+  f.updated = now;
+  if (f.rate == rate && f.scheduled) return;  // unchanged: keep the scheduled end
+  f.rate = rate;
+  f.scheduled = true;
+  const double ps = std::ceil(f.bits_left / f.rate * 1e12);
+  const Time at = ps >= 9.2e18 ? Time::max() : checked_add(now, Time{static_cast<std::int64_t>(ps)});
+  queue.wake_at(at, end_token(slot, ++f.version));
 }
 
 void FlowModel::wake(Time now, std::uint64_t token, WakeQueue& queue, std::vector<TransferId>& finished) {
-  const auto id = static_cast<TransferId>((token >> 1) & 0xFFFFFFFFu);
   if (token & 1) {
-    finished.push_back(id);
+    finished.push_back(static_cast<TransferId>((token >> 1) & 0xFFFFFFFFu));
     return;
   }
-  Flow& f = flows_.at(id);
-  if (!f.active || static_cast<std::uint32_t>(token >> 33) != f.version) return;  // superseded
-  const topo::Route* route = f.route;
-  const std::uint16_t channel = f.channel;
-  const std::vector<std::uint32_t> freed = f.resources;
-  end(now, id);
-  queue.wake_at(checked_add(now, route->latency), arrive_token(id));
+  const auto slot = static_cast<Slot>((token >> 1) & 0xFFFFFFFFu);
+  if (slot >= flows_.size()) return;
+  Flow& f = flows_[slot];
+  if (f.route == nullptr || static_cast<std::uint32_t>(token >> 33) != (f.version & kVersionMask)) return;  // superseded
+  const topo::Route& route = *f.route;
+  const TransferId id = f.id;
+  Connection& connection = connections_[f.connection];
+  const std::uint32_t c = f.connection;
+  end(now, slot);
+  queue.wake_at(checked_add(now, route.latency), arrive_token(id));
   // The connection starts its next transfer, if any.
-  auto it = waiting_.find(Connection{route, channel});
-  if (it->second.empty()) {
-    waiting_.erase(it);
+  if (connection.head == kNone) {
+    connection.busy = false;
   } else {
-    const Pending next = it->second.front();
-    it->second.pop_front();
-    begin(now, next.id, *route, channel, next.bytes);
+    const std::uint32_t p = connection.head;
+    const Pending next = pending_[p];
+    connection.head = next.next;
+    if (connection.head == kNone) connection.tail = kNone;
+    pending_[p].next = pending_free_;
+    pending_free_ = p;
+    begin(now, next.id, route, c, next.bytes);
   }
-  resolve(now, freed, queue);
+  resolve(now, route.resources, queue);
 }
 
 }  // namespace collsim::net

@@ -13,13 +13,20 @@
 // its route's bottleneck for its whole life ends exactly at start + ceil(8n·1e12 / B) ps, so
 // contention-free runs equal the closed forms; a slowed one is tracked in floating point and its
 // end rounded up to the picosecond.
+//
+// Cost (bench/PROFILE.md, issue 7 point 3): transmitting flows live in a slab with a free list
+// (memory O(flows in flight), not O(transfers)); waiting transfers in per-connection intrusive
+// queues; a flow that shares no resource with another (the common case on dedicated links) gets
+// its bottleneck rate without the solver, which gives the same rate bit for bit; a contended
+// change solves only the connected component, with buffers kept between calls. Nothing allocates
+// per transfer once the slabs are warm.
 #pragma once
 
 #include <cstdint>
-#include <deque>
-#include <map>
+#include <unordered_map>
 #include <vector>
 
+#include "sim/network/maxmin.hpp"
 #include "sim/network/network_model.hpp"
 
 namespace collsim::net {
@@ -32,42 +39,70 @@ class FlowModel final : public NetworkModel {
   void wake(Time now, std::uint64_t token, WakeQueue& queue, std::vector<TransferId>& finished) override;
   /// Time the link carried at least one transmitting transfer.
   [[nodiscard]] Time busy_time(topo::LinkId id) const override { return busy_.at(id); }
+  /// Re-solves every contended change with the max-min solver even when the changed flow shares
+  /// no resource (the fast path off): for the test that both give identical times.
+  void set_always_solve(bool on) noexcept { always_solve_ = on; }
 
  private:
+  using Slot = std::uint32_t;  // index into flows_
+  static constexpr Slot kNone = 0xFFFFFFFFu;
+  /// A transmitting transfer.
   struct Flow {
     const topo::Route* route = nullptr;
-    std::uint16_t channel = 0;
+    TransferId id = 0;
+    std::uint32_t connection = 0;
     Bytes bytes = 0;
     Time started{0};
-    bool active = false;
     bool exact = true;      // never slowed below its bottleneck: ends at started + transfer_time
+    bool scheduled = false; // an end has been scheduled for its current life
     double bits_left = 0;   // at `updated`, once slowed
     Time updated{0};
     double rate = 0;        // bits/s
-    std::uint32_t version = 0;  // wake-ups of older projections are ignored
-    std::vector<std::uint32_t> resources;
+    std::uint32_t version = 0;  // wake-ups of older projections (or older users of the slot) are ignored
+    Slot next_free = kNone;
   };
+  /// A transfer waiting behind its connection's transmitting one.
   struct Pending {
     TransferId id;
     Bytes bytes;
+    std::uint32_t next;  // index into pending_, or kNone
   };
-  /// A connection: a route and a channel.
-  using Connection = std::pair<const topo::Route*, std::uint16_t>;
-  void begin(Time now, TransferId id, const topo::Route& route, std::uint16_t channel, Bytes bytes);
-  void end(Time now, TransferId id);
+  /// A route and a channel: its transfers transmit one at a time, in request order.
+  struct Connection {
+    bool busy = false;
+    std::uint32_t head = kNone, tail = kNone;  // into pending_
+  };
+  std::uint32_t connection_of(const topo::Route& route, std::uint16_t channel);
+  Slot begin(Time now, TransferId id, const topo::Route& route, std::uint32_t connection, Bytes bytes);
+  void end(Time now, Slot slot);
   /// Re-solves the rates of the flows connected to `resources` and reschedules their ends.
   void resolve(Time now, const std::vector<std::uint32_t>& resources, WakeQueue& queue);
+  /// Applies a new max-min `rate` to the flow in `slot`: schedules its end when it changed.
+  void set_rate(Time now, Slot slot, double rate, WakeQueue& queue);
 
   const topo::Topology& topology_;
-  std::vector<Flow> flows_;                               // by TransferId
-  std::vector<std::vector<TransferId>> on_resource_;      // transmitting flows, by resource
-  std::vector<std::uint32_t> users_;                      // transmitting flows, by directed link
-  std::vector<Time> busy_since_;                          // by directed link, while users_ > 0
-  std::vector<Time> busy_;                                // by directed link
-  std::map<Connection, std::deque<Pending>> waiting_;  // per connection, behind its active flow
-  // Scratch for resolve(), kept to avoid allocating per event.
+  std::vector<Flow> flows_;                         // slab of transmitting flows
+  Slot free_ = kNone;                               // head of flows_' free list
+  std::vector<std::vector<Slot>> on_resource_;      // transmitting flows, by resource
+  std::vector<std::uint32_t> users_;                // transmitting flows, by directed link
+  std::vector<Time> busy_since_;                    // by directed link, while users_ > 0
+  std::vector<Time> busy_;                          // by directed link
+  std::unordered_map<std::uint64_t, std::uint32_t> connection_index_;  // (route, channel) -> connections_
+  std::vector<Connection> connections_;
+  std::vector<Pending> pending_;                    // slab of waiting transfers
+  std::uint32_t pending_free_ = kNone;
+  bool always_solve_ = false;
+  // Scratch for resolve(), kept to avoid allocating per event: stamps mark what the current
+  // component already holds.
   std::vector<std::uint32_t> seen_resource_;
+  std::vector<std::uint32_t> seen_flow_;  // by slot
   std::uint32_t stamp_ = 0;
+  std::vector<std::uint32_t> component_resources_;
+  std::vector<Slot> component_;
+  std::vector<std::uint32_t> solver_index_;  // by resource: its index in solver_
+  std::vector<std::uint32_t> flow_resources_;
+  std::vector<double> rates_;
+  MaxMinSolver solver_;
 };
 
 }  // namespace collsim::net

@@ -1,5 +1,6 @@
 #include "sim/network/maxmin.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -11,52 +12,68 @@ std::uint32_t MaxMinSolver::add_resource(double capacity) {
   return static_cast<std::uint32_t>(capacity_.size() - 1);
 }
 
-std::uint32_t MaxMinSolver::add_flow(std::vector<std::uint32_t> resources) {
+std::uint32_t MaxMinSolver::add_flow_over(std::span<const std::uint32_t> resources) {
   for (auto r : resources)
     if (r >= capacity_.size()) throw std::invalid_argument("MaxMinSolver: flow crosses an unknown resource");
-  flows_.push_back(std::move(resources));
-  return static_cast<std::uint32_t>(flows_.size() - 1);
+  flow_resources_.insert(flow_resources_.end(), resources.begin(), resources.end());
+  flow_offsets_.push_back(static_cast<std::uint32_t>(flow_resources_.size()));
+  return static_cast<std::uint32_t>(flow_offsets_.size() - 2);
+}
+
+void MaxMinSolver::clear() noexcept {
+  capacity_.clear();
+  flow_offsets_.resize(1);
+  flow_resources_.clear();
 }
 
 std::vector<double> MaxMinSolver::solve() const {
+  std::vector<double> rate;
+  Scratch scratch;
+  solve_with(rate, scratch);
+  return rate;
+}
+
+void MaxMinSolver::solve_into(std::vector<double>& rate) { solve_with(rate, scratch_); }
+
+void MaxMinSolver::solve_with(std::vector<double>& rate, Scratch& s) const {
   const double inf = std::numeric_limits<double>::infinity();
-  std::vector<double> rate(flows_.size(), inf);
-  std::vector<double> left = capacity_;
-  std::vector<std::uint32_t> unfrozen(capacity_.size(), 0);
-  std::vector<bool> fixed(flows_.size(), false);
+  const std::size_t nflows = flow_offsets_.size() - 1;
+  rate.assign(nflows, inf);
+  s.left.assign(capacity_.begin(), capacity_.end());
+  s.unfrozen.assign(capacity_.size(), 0);
+  s.fixed.assign(nflows, 0);
+  s.bottleneck.resize(capacity_.size());
   std::size_t remaining = 0;
-  for (std::size_t f = 0; f < flows_.size(); ++f) {
-    if (flows_[f].empty()) {
-      fixed[f] = true;
+  for (std::size_t f = 0; f < nflows; ++f) {
+    if (flow(f).empty()) {
+      s.fixed[f] = 1;
       continue;
     }
     ++remaining;
-    for (auto r : flows_[f]) ++unfrozen[r];
+    for (auto r : flow(f)) ++s.unfrozen[r];
   }
   while (remaining > 0) {
     // The bottleneck: the smallest fair share among resources that still have unfrozen flows.
     double share = inf;
     for (std::size_t r = 0; r < capacity_.size(); ++r)
-      if (unfrozen[r] > 0) share = std::min(share, left[r] / unfrozen[r]);
+      if (s.unfrozen[r] > 0) share = std::min(share, s.left[r] / s.unfrozen[r]);
     // Fix every unfrozen flow that crosses a resource at that share (ties fixed together).
-    std::vector<bool> bottleneck(capacity_.size(), false);
     for (std::size_t r = 0; r < capacity_.size(); ++r)
-      bottleneck[r] = unfrozen[r] > 0 && left[r] / unfrozen[r] <= share;
-    for (std::size_t f = 0; f < flows_.size(); ++f) {
-      if (fixed[f]) continue;
+      s.bottleneck[r] = s.unfrozen[r] > 0 && s.left[r] / s.unfrozen[r] <= share;
+    for (std::size_t f = 0; f < nflows; ++f) {
+      if (s.fixed[f]) continue;
       bool hit = false;
-      for (auto r : flows_[f]) hit = hit || bottleneck[r];
+      for (auto r : flow(f)) hit = hit || s.bottleneck[r];
       if (!hit) continue;
-      fixed[f] = true;
+      s.fixed[f] = 1;
       rate[f] = share;
       --remaining;
-      for (auto r : flows_[f]) {
-        left[r] -= share;
-        --unfrozen[r];
+      for (auto r : flow(f)) {
+        s.left[r] -= share;
+        --s.unfrozen[r];
       }
     }
   }
-  return rate;
 }
 
 }  // namespace collsim::net

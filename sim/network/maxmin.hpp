@@ -6,9 +6,13 @@
 // filling: the resource whose remaining capacity split among its unfrozen flows is smallest fixes
 // those flows' rates at that share; repeat until every flow is fixed (Bertsekas & Gallager, "Data
 // Networks", section 6.5.2).
+//
+// The flow model solves one small problem per contended start or end, so the solver keeps its
+// buffers between problems (clear() keeps their capacity): no allocation per event once warm.
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace collsim::net {
@@ -20,13 +24,31 @@ class MaxMinSolver {
   std::uint32_t add_resource(double capacity);
   /// Adds a flow crossing `resources` (indices from add_resource; may be empty: such a flow is
   /// unconstrained and gets an infinite rate); returns its index.
-  std::uint32_t add_flow(std::vector<std::uint32_t> resources);
+  std::uint32_t add_flow(std::vector<std::uint32_t> resources) { return add_flow_over(resources); }
+  /// The same without taking a vector (no allocation once the solver is warm).
+  std::uint32_t add_flow_over(std::span<const std::uint32_t> resources);
   /// The max-min fair rate of every flow, by flow index.
   [[nodiscard]] std::vector<double> solve() const;
+  /// The same into `rate` (resized to the flow count), reusing the solver's scratch buffers.
+  void solve_into(std::vector<double>& rate);
+  /// Forgets every resource and flow, keeping the buffers' capacity.
+  void clear() noexcept;
 
  private:
+  std::span<const std::uint32_t> flow(std::size_t f) const {
+    return std::span<const std::uint32_t>(flow_resources_).subspan(flow_offsets_[f], flow_offsets_[f + 1] - flow_offsets_[f]);
+  }
+  struct Scratch {
+    std::vector<double> left;
+    std::vector<std::uint32_t> unfrozen;
+    std::vector<char> fixed, bottleneck;
+  };
+  void solve_with(std::vector<double>& rate, Scratch& s) const;
+
   std::vector<double> capacity_;
-  std::vector<std::vector<std::uint32_t>> flows_;
+  std::vector<std::uint32_t> flow_offsets_{0};  // CSR: flow f crosses flow_resources_[offsets[f] .. offsets[f+1])
+  std::vector<std::uint32_t> flow_resources_;
+  Scratch scratch_;
 };
 
 }  // namespace collsim::net

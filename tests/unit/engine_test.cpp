@@ -2,8 +2,11 @@
 #include <catch2/catch.hpp>
 
 #include "sim/engine.hpp"
+#include "algorithms/registry.hpp"
 #include "sim/network/fifo_link_model.hpp"
+#include "sim/network/flow_model.hpp"
 #include "sim/schedule/builder.hpp"
+#include "topologies/generate.hpp"
 #include "topologies/load_json.hpp"
 
 using namespace collsim;
@@ -136,4 +139,49 @@ TEST_CASE("flow model: transfers of one connection go in order, not shared", "[e
   const auto r = sim::run(s, t, std::span(gpus).first(2), *model);
   CHECK(r.ops[first].finish == us(3));
   CHECK(r.ops[second].finish == us(4));
+}
+
+TEST_CASE("flow model: the contention-free fast path gives the solver's times exactly", "[engine][flow]") {
+  // The oracle is the same model with the fast path off (every change solved by MaxMinSolver):
+  // every op's ready and finish time, the makespan and every link's busy time must be equal, on
+  // fabrics where no flow ever shares a link (ring on a ring), where many do (tree, halving-
+  // doubling and direct on a switch; rings across hosts sharing uplinks) and on a half-duplex link.
+  const auto registry = algo::builtin_registry();
+  struct Case {
+    std::string algorithm;
+    topo::Topology topology;
+    std::uint32_t ranks;
+    Bytes size;
+  };
+  const Bandwidth bw{400'000'000'000};
+  const Time lat{1'000'000};
+  std::vector<Case> cases;
+  cases.push_back({"ring", topo::generate_fabric(topo::Fabric::Ring, 8, bw, lat), 8, 1 << 20});
+  cases.push_back({"tree", topo::generate_fabric(topo::Fabric::Switch, 16, bw, lat), 16, 16 << 20});
+  cases.push_back({"halving-doubling", topo::generate_fabric(topo::Fabric::Switch, 8, bw, lat), 8, 3 << 20});
+  cases.push_back({"direct", topo::generate_fabric(topo::Fabric::Switch, 6, bw, lat), 6, 1000});
+  cases.push_back({"ring", topo::generate_multi_node({8, 2, bw, lat, Bandwidth{100'000'000'000}, lat}), 8, 1 << 20});
+  cases.push_back({"ring", topo::load_topology("dgx-h100-2node-ib400"), 16, 64 << 20});
+  cases.push_back({"direct", star("half"), 3, 30000});
+  for (const auto& c : cases) {
+    INFO(c.algorithm << " on " << c.topology.name());
+    algo::Request request;
+    request.nranks = c.ranks;
+    request.size = c.size;
+    const auto schedule = registry.find(sched::Collective::AllReduce, c.algorithm).build(request);
+    const std::vector<topo::NodeId> gpus(c.topology.gpus().begin(), c.topology.gpus().begin() + c.ranks);
+    net::FlowModel fast(c.topology), solved(c.topology);
+    solved.set_always_solve(true);
+    const auto a = sim::run(schedule, c.topology, gpus, fast);
+    const auto b = sim::run(schedule, c.topology, gpus, solved);
+    REQUIRE(a.ops.size() == b.ops.size());
+    CHECK(a.makespan == b.makespan);
+    CHECK(a.events == b.events);
+    for (std::size_t i = 0; i < a.ops.size(); ++i) {
+      INFO("op " << i);
+      CHECK(a.ops[i].ready == b.ops[i].ready);
+      CHECK(a.ops[i].finish == b.ops[i].finish);
+    }
+    for (std::size_t l = 0; l < a.links.size(); ++l) CHECK(a.links[l].busy == b.links[l].busy);
+  }
 }

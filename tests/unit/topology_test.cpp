@@ -454,6 +454,31 @@ TEST_CASE("shortest routes on dgx-a100-2node", "[topology][routes]") {
   CHECK(t.link_label(back.links.front()) == "n1-gpu0->n1-nic0");
 }
 
+TEST_CASE("the route cache's two-hop shortcut gives Dijkstra's route for every pair", "[topology][routes]") {
+  // The oracle is Topology::shortest_route (Boost Dijkstra, no shortcut): the cache must return the
+  // same links for every ordered node pair of fabrics with one two-hop path per pair (switch,
+  // multi-node), with several (dgx-a100: six NVSwitches; the bundled multi-node files) and with none
+  // (ring, fully connected).
+  const Bandwidth bw{200'000'000'000};
+  const Time lat{1'000'000};
+  std::vector<Topology> fabrics;
+  fabrics.push_back(generate_fabric(Fabric::Switch, 9, bw, lat));
+  fabrics.push_back(generate_fabric(Fabric::Ring, 7, bw, lat));
+  fabrics.push_back(generate_fabric(Fabric::FullyConnected, 5, bw, lat));
+  fabrics.push_back(collsim::topo::generate_multi_node({8, 2, bw, lat, bw, lat}));
+  for (const auto& b : collsim::topo::bundled_topologies()) fabrics.push_back(collsim::topo::load_topology(b.name));
+  for (const Topology& t : fabrics) {
+    INFO("topology " << t.name());
+    collsim::topo::RouteCache cache(t);
+    for (NodeId from = 0; from < t.nodes().size(); ++from)
+      for (NodeId to = 0; to < t.nodes().size(); ++to) {
+        if (from == to) continue;
+        INFO(t.node(from).id << " -> " << t.node(to).id);
+        CHECK(cache.get(from, to).links == t.shortest_route(from, to));
+      }
+  }
+}
+
 TEST_CASE("routes prefer fewest hops, then least latency", "[topology][routes]") {
   // a-b directly (slow); a-c-b and a-d-b with two hops each, a-d-b with less latency.
   const Topology t = parse(doc(R"([{"id": "a", "type": "gpu"}, {"id": "b", "type": "gpu"},

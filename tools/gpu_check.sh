@@ -16,7 +16,7 @@ fi
 "$bin" topo --detect --ranks-per-gpu 8 >"$out/topology-8-per-gpu.json" 2>"$out/topo-detect.err"
 status=0
 for algorithm in ring tree; do
-  "$bin" validate --algorithm "$algorithm" --ranks-per-gpu 8 -b 1M -e 1G -f 2 2>&1 |
+  "$bin" validate --algorithm "$algorithm" --ranks 8 --ranks-per-gpu 8 -b 1M -e 1G -f 2 2>&1 |
     tee "$out/validate-$algorithm-8-per-gpu.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 done

@@ -10,7 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "algorithms/registry.hpp"
-#include "cli/cli_harness.hpp"
+#include "tests/cli/cli_harness.hpp"
 #include "tools/options.hpp"
 #include "topologies/load_json.hpp"
 #include "validation/cuda/gpu_runtime.hpp"
@@ -227,7 +227,8 @@ TEST_CASE("nvidia-smi topo -m of a DGX-1: the hybrid cube-mesh as direct NVLinks
   // 6 NVLinks at 25 GB/s plus the PCIe x16 Gen4 link of 31.5 GB/s.
   CHECK(topology.out_bandwidth(topology.gpus()[0]) == Bandwidth{(150'000'000'000ull + 31'500'000'000ull) * 8});
   CHECK(topology.shortest_route(topology.gpus()[0], topology.gpus()[3]).size() == 1);  // NV2
-  CHECK(topology.shortest_route(topology.gpus()[0], topology.gpus()[5]).size() == 3);  // SYS: over UPI
+  // SYS in the matrix, but two NVLinks away (GPU0-GPU1-GPU5), shorter than PCIe-UPI-PCIe (3 links).
+  CHECK(topology.shortest_route(topology.gpus()[0], topology.gpus()[5]).size() == 2);
 }
 
 TEST_CASE("nvidia-smi topo -m: malformed matrices are one-line errors", "[cuda][smi]") {

@@ -104,8 +104,10 @@ struct Doc {
                                 json_string(from), json_string(to), type, rate(bytes_per_s), latency));
   }
   std::string text(std::string_view name, std::string_view description) const {
-    return fmt::format("{{\n  \"name\": {},\n  \"description\": {},\n  \"nodes\": [\n{}\n  ],\n  \"links\": [\n{}\n  ]\n}}\n",
-                       json_string(name), json_string(description), fmt::join(nodes, ",\n"), fmt::join(links, ",\n"));
+    // The loader refuses an empty description, so none is written then.
+    const std::string about = description.empty() ? "" : fmt::format("  \"description\": {},\n", json_string(description));
+    return fmt::format("{{\n  \"name\": {},\n{}  \"nodes\": [\n{}\n  ],\n  \"links\": [\n{}\n  ]\n}}\n",
+                       json_string(name), about, fmt::join(nodes, ",\n"), fmt::join(links, ",\n"));
   }
 };
 

@@ -65,7 +65,8 @@ struct LinkSpeeds {
 ///    at # · nvlink rate (DGX A100: NV12, 300 GB/s; DGX H100: NV18, 450 GB/s), no PCIe (never on a route);
 ///  * otherwise a direct nvlink link per NV# pair, plus the PCIe tree: GPUs joined by PIX/PXB share
 ///    a PCIe switch, those joined by PIX/PXB/PHB/NODE a CPU, and CPUs are joined pairwise by UPI.
-/// `name` and `description` go into the document. Precondition: t has at least one GPU.
+/// `name` and `description` (left out when empty) go into the document. Precondition: t has at
+/// least one GPU.
 [[nodiscard]] std::string smi_topology_json(const SmiTopology& t, const LinkSpeeds& speeds, std::string_view name,
                                             std::string_view description);
 

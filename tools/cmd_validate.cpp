@@ -167,6 +167,8 @@ CLI::App* add_validate(CLI::App& app, ValidateOptions& o) {
                                              "nccl-tests does, and print measured vs predicted time (needs CUDA and a GPU; "
                                              "exit 3 without)");
   o.topology.add_to(*cmd);
+  cmd->get_option("topology")->description(
+      "Topology of the prediction: a JSON file or bundled name; default: this machine's (collsim topo --detect)");
   o.algorithm.add_to(*cmd);
   add_value(*cmd, "--size", o.size, "S in bytes as nccl-tests counts it (1G = 2^30), or use -b/-e/-f");
   add_size_range(*cmd, o.min_bytes, o.max_bytes, o.step_factor);

@@ -72,6 +72,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   SweepOptions sweep;
   MergeOptions merge;
   PlotOptions plot;
+  ValidateOptions validate;
   CLI::App* simulate_cmd = add_simulate(app, simulate);
   CLI::App* explain_cmd = add_explain(app, explain);
   CLI::App* topo_cmd = add_topo(app, topo);
@@ -81,6 +82,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   CLI::App* plot_cmd = add_plot(app, plot);
   CLI::App* compare_cmd = add_compare(app, compare);
   CLI::App* bench_cmd = add_bench(app, bench);
+  CLI::App* validate_cmd = add_validate(app, validate);
   const std::string subcommands = subcommand_list(app);
 
   // CLI11 would only say "a subcommand is required"; name what was typed instead.
@@ -116,9 +118,12 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (sweep_cmd->parsed()) return run_sweep(sweep, out, err);
     if (merge_cmd->parsed()) return run_merge(merge, out);
     if (plot_cmd->parsed()) return run_plot(plot);
+    if (validate_cmd->parsed()) return run_validate(validate, out, err);
     return fail(err, kExitBadInput, fmt::format("expected a subcommand: {}", subcommands));
   } catch (const UsageError& e) {
     return fail(err, kExitBadInput, e.what());
+  } catch (const NoGpuError& e) {
+    return fail(err, kExitNoGpu, e.what());
   } catch (const OutputError& e) {
     return fail(err, kExitOutput, e.what());
   } catch (const sched::ScheduleFileError& e) {

@@ -9,11 +9,13 @@
 namespace collsim::cli {
 
 /// Exit codes: 0 success; 1 a check failed; 2 bad input (flags, files, topologies): one error line
-/// on stderr; 70 an internal error (a bug in collsim); 74 the output could not be written.
+/// on stderr; 3 no GPU to run on (a build without CUDA, or no GPU found): one line saying which;
+/// 70 an internal error (a bug in collsim); 74 the output could not be written.
 inline constexpr const char* kVersion = "0.1.0";
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitCheckFailed = 1;
 inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitNoGpu = 3;
 inline constexpr int kExitInternal = 70;
 inline constexpr int kExitOutput = 74;
 
@@ -25,6 +27,12 @@ class UsageError : public std::runtime_error {
 
 /// An output file or stream could not be written (exit 74); what() names it and the reason.
 class OutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// `validate` or `topo --detect` has nothing to run on (exit 3); what() says what is missing.
+class NoGpuError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };

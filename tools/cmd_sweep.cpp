@@ -114,9 +114,7 @@ CLI::App* add_sweep(CLI::App& app, SweepOptions& o) {
   add_value(*cmd, "--net-bandwidth", o.generator.net_bandwidth, "With --nodes: each host's network link, default 25GB/s");
   add_value(*cmd, "--net-latency", o.generator.net_latency, "With --nodes: its latency, default 2us");
   add_value(*cmd, "--ranks", o.ranks, "Rank counts to run on each topology (its first N GPUs), e.g. 2..8 (default: all)");
-  add_value(*cmd, "-b,--minbytes", o.min_bytes, "Smallest size, as nccl-tests -b (K/M/G = powers of 1024, KB/MB/GB of 1000)");
-  add_value(*cmd, "-e,--maxbytes", o.max_bytes, "Largest size, as nccl-tests -e");
-  add_value(*cmd, "-f,--stepfactor", o.step_factor, "Multiply the size by this from -b to -e (default 2)");
+  add_size_range(*cmd, o.min_bytes, o.max_bytes, o.step_factor);
   add_value(*cmd, "-i,--stepbytes", o.step_bytes, "Or add this many bytes per step");
   add_value(*cmd, "--sizes", o.sizes, "Sizes as a list, e.g. 1M,64M,1G (after those of -b/-e)");
   add_value(*cmd, "--collectives", o.collectives, "Collectives, comma-separated (default allreduce)");

@@ -9,6 +9,7 @@
 #include "topologies/bundled.hpp"
 #include "topologies/export.hpp"
 #include "topologies/load_json.hpp"
+#include "validation/cuda/detect_topology.hpp"
 
 namespace collsim::cli {
 
@@ -19,12 +20,27 @@ CLI::App* add_topo(CLI::App& app, TopoOptions& o) {
   cmd->add_flag("--dot", o.dot, "Print the topology as Graphviz DOT (render with: dot -Tsvg)");
   add_value(*cmd, "--format", o.format,
             "table (default) or json: the normalised topology file (defaults explicit, exact units), loadable again");
+  cmd->add_flag("--detect", o.detect,
+                "Print the topology JSON of this machine's GPUs (CUDA runtime and nvidia-smi topo -m; needs CUDA "
+                "and a GPU, exit 3 without)");
+  add_value(*cmd, "--ranks-per-gpu", o.ranks_per_gpu,
+            "With --detect: K virtual ranks per GPU, linked at the copy rate measured with K copies at once (default 1)");
   return cmd;
 }
 
 int run_topo(const TopoOptions& o, std::ostream& out) {
   if (o.format != "table" && o.format != "json")
     throw UsageError(fmt::format("--format: found \"{}\", expected table or json", o.format));
+  if (!o.ranks_per_gpu.empty() && !o.detect) throw UsageError("--ranks-per-gpu: given without --detect; expected both");
+  if (o.detect) {
+    if (!o.topology.empty() || o.dot)
+      throw UsageError("--detect: given with a topology or --dot; expected --detect alone (it prints JSON)");
+    const std::uint32_t k = o.ranks_per_gpu.empty() ? 1 : parse_count("--ranks-per-gpu", o.ranks_per_gpu, 1, 1024);
+    const cuda::Probe probe = require_gpu("topo --detect");
+    // Through the loader, so what is printed is known to load.
+    out << topo::normalized_json(topo::parse_topology_json(cuda::detect_topology_json(probe, k), "detected", "detected"));
+    return kExitOk;
+  }
   if (o.dot && o.format != "table") throw UsageError("--dot: given with --format json; expected one or the other");
   if ((o.dot || o.format == "json") && o.topology.empty())
     throw UsageError(fmt::format("{}: expected a TOPOLOGY (a file, a bundled name or --gpus/--fabric)",

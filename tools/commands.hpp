@@ -13,6 +13,7 @@
 #include "tools/fidelity_options.hpp"
 #include "tools/options.hpp"
 #include "tools/verify_options.hpp"
+#include "validation/cuda/gpu_runtime.hpp"
 
 namespace collsim::cli {
 
@@ -71,10 +72,35 @@ int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& 
 struct TopoOptions {
   TopologyOptions topology;
   bool dot = false;              ///< --dot: Graphviz DOT
+  bool detect = false;           ///< --detect: the topology JSON of this machine's GPUs (needs CUDA and a GPU)
+  std::string ranks_per_gpu;     ///< --ranks-per-gpu K with --detect: K virtual ranks per GPU (default 1)
   std::string format = "table";  ///< table or json (the normalised topology)
 };
 CLI::App* add_topo(CLI::App& app, TopoOptions& options);
 int run_topo(const TopoOptions& options, std::ostream& out);
+
+struct ValidateOptions {
+  TopologyOptions topology;      ///< empty: the detected topology of this machine (topo --detect)
+  AlgorithmOptions algorithm;
+  std::string size;              ///< --size S, or the sizes of -b/-e/-f
+  std::string min_bytes, max_bytes, step_factor;
+  std::string ranks;             ///< --ranks N; default: every GPU of the topology
+  std::string ranks_per_gpu;     ///< --ranks-per-gpu K; default 1
+  std::string warmup;            ///< -w; default 5
+  std::string iters;             ///< -n; default 20
+  std::string dtype = "float32";
+  std::string network = "flow";
+  bool nccl = false;             ///< --nccl: NCCL's own collective as well (libnccl loaded at run time)
+  std::string format = "table";
+};
+CLI::App* add_validate(CLI::App& app, ValidateOptions& options);
+/// Parses and checks every flag first; then, without CUDA support or a GPU, throws NoGpuError (exit 3).
+/// Replays the schedule on the GPUs for each size, checks the data, times it and prints measured vs
+/// predicted time. Returns 1 when a data check fails.
+int run_validate(const ValidateOptions& options, std::ostream& out, std::ostream& err);
+/// The GPUs of this machine for `command` ("validate", "topo --detect"); throws NoGpuError naming
+/// what is missing: CUDA support in this build, or a GPU (cudaGetDeviceCount's error).
+cuda::Probe require_gpu(std::string_view command);
 
 struct BenchOptions {
   std::string cases;       ///< --cases REGEX; empty: every case

@@ -17,6 +17,12 @@ CLI::Option* add_value(CLI::App& cmd, const std::string& name, std::string& targ
   return cmd.add_option(name, target, help)->check(non_empty);
 }
 
+void add_size_range(CLI::App& cmd, std::string& min, std::string& max, std::string& factor) {
+  add_value(cmd, "-b,--minbytes", min, "Smallest size, as nccl-tests -b (K/M/G = powers of 1024, KB/MB/GB of 1000)");
+  add_value(cmd, "-e,--maxbytes", max, "Largest size, as nccl-tests -e");
+  add_value(cmd, "-f,--stepfactor", factor, "Multiply the size by this from -b to -e (default 2)");
+}
+
 void TopologyOptions::add_to(CLI::App& cmd) {
   add_value(cmd, "topology", spec,
                  fmt::format("Topology JSON file or bundled name (see `collsim topo`); default {}", kDefaultTopology));

@@ -69,6 +69,9 @@ struct AlgorithmOptions {
 /// `--ranks ""` is an error, not "use the default".
 CLI::Option* add_value(CLI::App& cmd, const std::string& name, std::string& target, const std::string& help);
 
+/// Registers nccl-tests' size range flags on `cmd`: -b/--minbytes, -e/--maxbytes, -f/--stepfactor.
+void add_size_range(CLI::App& cmd, std::string& min, std::string& max, std::string& factor);
+
 /// Parses a size given to `flag`; throws UsageError naming the flag.
 Bytes parse_size_flag(std::string_view flag, std::string_view text);
 

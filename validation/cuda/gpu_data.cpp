@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "sim/schedule/collective_spec.hpp"
+#include "sim/schedule/json_io.hpp"
 #include "validation/element_types.hpp"
 #include "validation/input_pattern.hpp"
 
@@ -145,7 +146,7 @@ DataCheck check_outputs(const sched::Schedule& s, validation::DType dtype, const
 
 std::string mismatch_text(const validation::Mismatch& m) {
   return fmt::format("rank {} chunk {} ({}) element {}: expected {}, found {}", m.rank, m.chunk,
-                     validation::buffer_name(m.buffer), m.element, m.expected, m.found);
+                     sched::buffer_name(m.buffer), m.element, m.expected, m.found);
 }
 
 }  // namespace collsim::cuda

@@ -34,6 +34,8 @@ sched::Schedule build_with_channels(const AlgorithmInfo& algorithm, const Reques
     if (shares[c].size == 0 && request.size > 0) continue;  // more channels than bytes
     Request part = request;
     part.size = shares[c].size;
+    // A share of an S counted in bytes stays in bytes, even when it is a whole number of elements.
+    part.element_size = sched::cut_unit(request.size, request.element_size);
     sched::Schedule s = algorithm.build(part);
     const bool reverse = c % 2 == 1 && one_host;
     const auto map = [&](sched::Rank r) -> sched::Rank {

@@ -27,14 +27,18 @@ struct Form {
   // The all-to-all block each rank sends each peer: floor(S/N) in the same unit.
   [[nodiscard]] Bytes block() const { return sched::alltoall_block(r.nranks, r.size, r.element_size); }
 
+  // The unit S is cut in (sched::cut_unit): pieces of part of S (a double tree's halves) are
+  // cut in it too, whatever their own size.
+  [[nodiscard]] Bytes unit() const { return sched::cut_unit(r.size, r.element_size); }
+
   // Ring reduce-scatter / all-gather: N-1 steps of one part (Patarasuk & Yuan 2009).
   [[nodiscard]] Time ring_half() const { return (n() - 1) * hop(part()); }
 
   // A pipeline of `depth` hops carrying `bytes` in chunks of c bytes: the first chunk crosses every
   // hop, each later one follows a serialisation behind: depth·(α + τ(c)) + (C-1)·τ(c).
   [[nodiscard]] Time pipeline(std::int64_t depth, Bytes bytes) const {
-    const Bytes c = std::min(pipeline_chunk_bytes(bytes, r.chunk_size, r.element_size), bytes);
-    const auto chunks = static_cast<std::int64_t>(pipeline_chunk_count(bytes, r.chunk_size, r.element_size));
+    const Bytes c = std::min(pipeline_chunk_bytes(bytes, r.chunk_size, unit()), bytes);
+    const auto chunks = static_cast<std::int64_t>(pipeline_chunk_count(bytes, r.chunk_size, unit()));
     return depth * hop(c) + (chunks - 1) * tau(c);
   }
 
@@ -133,7 +137,7 @@ std::optional<Time> double_tree(const Form& f, Collective c) {
   for (const auto& [tree, half] : {std::pair{&first, halves[0].size}, std::pair{&second, halves[1].size}}) {
     t = std::max(t, f.pipeline(2 * std::int64_t{tree_height(*tree)}, half));
     Time chunks{0};  // serialisation time of the half's chunks on one link
-    for (const auto& piece : pipeline_chunks(0, half, f.r.chunk_size, f.r.element_size)) chunks += f.tau(piece.size);
+    for (const auto& piece : pipeline_chunks(0, half, f.r.chunk_size, f.unit())) chunks += f.tau(piece.size);
     for (sched::Rank r = 0; r < tree->nodes.size(); ++r)
       if (const sched::Rank p = tree->nodes[r].parent; p != kNoRank) {
         on_link[{r, p}] += chunks;  // up

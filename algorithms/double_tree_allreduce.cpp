@@ -8,9 +8,12 @@ namespace collsim::algo {
 sched::Schedule build_double_tree_allreduce(const Request& request) {
   const auto [first, second] = nccl_dtree(request.nranks);
   const auto halves = split_parts(request, 2);
-  auto chunks = pipeline_chunks(0, halves[0].size, request.chunk_size, request.element_size);
+  // The unit is decided by S, not by each half: an S of bytes stays bytes even where a half
+  // happens to be a whole number of elements.
+  const Bytes unit = sched::cut_unit(request.size, request.element_size);
+  auto chunks = pipeline_chunks(0, halves[0].size, request.chunk_size, unit);
   const auto count0 = static_cast<sched::ChunkId>(chunks.size());
-  const auto rest = pipeline_chunks(halves[1].offset, halves[1].size, request.chunk_size, request.element_size);
+  const auto rest = pipeline_chunks(halves[1].offset, halves[1].size, request.chunk_size, unit);
   chunks.insert(chunks.end(), rest.begin(), rest.end());
   const auto total = static_cast<sched::ChunkId>(chunks.size());
   if (needs_scratch(first) || needs_scratch(second)) add_scratch_chunks(chunks);

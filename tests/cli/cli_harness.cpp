@@ -1,5 +1,7 @@
 #include "tests/cli/cli_harness.hpp"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -35,14 +37,17 @@ nlohmann::json simulate_json(std::vector<std::string> args) {
 }
 
 std::filesystem::path scratch_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("collsim_cli_test_dir_" + name);
+  // Per process: two test runs at once on one machine must not delete each other's files.
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("collsim_cli_test_dir_" + std::to_string(::getpid()) + "_" + name);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
 }
 
 std::string temp_file(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / ("collsim_cli_test_" + name);
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("collsim_cli_test_" + std::to_string(::getpid()) + "_" + name);
   std::ofstream(path) << text;
   return path.string();
 }

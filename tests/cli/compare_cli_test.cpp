@@ -225,7 +225,7 @@ TEST_CASE("compare predicts each row exactly as simulate does for the same colle
   CHECK(d["rows"][0]["predicted_us"] != j["rows"][0]["predicted_us"]);
 }
 
-TEST_CASE("compare: broadcast and reduce rows run from the printed root; the default topology is announced",
+TEST_CASE("compare: broadcast and reduce rows run from the printed root, the default topology is announced",
           "[cli][compare]") {
   const std::string rows = "1048576 262144 float none 3 50.0 20.97 20.97 0 50.0 20.97 20.97 0\n";
   const std::string bcast = temp_file("bcast.txt", rows);

@@ -90,11 +90,12 @@ TEST_CASE("one rank moves nothing and takes no time", "[oracle][ring]") {
   CHECK(r.summary.bytes_sent_per_rank_max == 0);
 }
 
-TEST_CASE("traffic: every rank sends and receives 2(N-1) chunks; links carry 2(N-1)·S", "[oracle][traffic]") {
+TEST_CASE("traffic: every rank sends and receives 2(N-1) chunks, links carry 2(N-1)·S", "[oracle][traffic]") {
   // Seed section 1.3.3: each GPU sends and receives 2(N-1)/N · S.
   for (std::uint32_t n : {2u, 3u, 4u, 7u, 8u, 16u, 64u}) {
     const auto t = topo::generate_fabric(topo::Fabric::Ring, n, parse_bandwidth("25GB/s"), parse_latency("1us"));
-    const Bytes size = Bytes{n} * 12345;  // N divides S
+    // N divides S's float32 elements (the default element size), so every part is S/N bytes.
+    const Bytes size = Bytes{n} * 4 * 12345;
     const auto r = simulate(t, n, size);
     for (const auto& rank : r.result.ranks) {
       CHECK(rank.sent == 2 * (n - 1) * (size / n));

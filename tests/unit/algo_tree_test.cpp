@@ -7,7 +7,9 @@
 #include <catch2/catch.hpp>
 #include <map>
 
+#include "algorithms/channels.hpp"
 #include "algorithms/double_tree_allreduce.hpp"
+#include "algorithms/registry.hpp"
 #include "algorithms/nccl_trees.hpp"
 #include "algorithms/tree_allreduce.hpp"
 #include "algorithms/tree_broadcast.hpp"
@@ -157,7 +159,7 @@ TEST_CASE("pipeline chunks: chunk_size pieces in order, the last shorter, one pi
   }
 }
 
-TEST_CASE("tree all-reduce: 2ceil(log2 N)+C-1 steps; the busiest rank sends S, 2S or 3S", "[tree][allreduce]") {
+TEST_CASE("tree all-reduce: 2ceil(log2 N)+C-1 steps, the busiest rank sends S, 2S or 3S", "[tree][allreduce]") {
   // Steps: the last chunk climbs D = ceil(log2 N) levels and comes back down D levels, C-1 steps
   // after the first (tree_pipeline.hpp); unpipelined (C = 1) that is 2·ceil(log2 N).
   // Bytes: rank r sends S to its parent and S to each child; ncclGetBtree gives rank 2 a parent
@@ -213,7 +215,7 @@ TEST_CASE("tree all-reduce names its phases, and unpipelined it is 2ceil(log2 N)
   }
 }
 
-TEST_CASE("tree reduce and broadcast: ceil(log2 N)+C-1 steps at any root; busiest rank S and 2S",
+TEST_CASE("tree reduce and broadcast: ceil(log2 N)+C-1 steps at any root, busiest rank S and 2S",
           "[tree][reduce][broadcast]") {
   // Reduce: every rank but the root sends S once. Broadcast: S per child, at most 2 children
   // (N >= 4; for N <= 3 the btree is a chain).
@@ -239,7 +241,7 @@ TEST_CASE("tree reduce and broadcast: ceil(log2 N)+C-1 steps at any root; busies
   }
 }
 
-TEST_CASE("double tree: 2ceil(log2 N)+ceil(C/2)-1 steps; the busiest rank sends 3ceil(S/2)+floor(S/2)",
+TEST_CASE("double tree: 2ceil(log2 N)+ceil(C/2)-1 steps, the busiest rank sends 3ceil(S/2)+floor(S/2)",
           "[double-tree]") {
   // Each tree carries half the buffer, h0 = ceil(S/2) on the first, h1 = floor(S/2) on the second,
   // in max(1, ceil(h_k / chunk)) chunks. Rank 2 has a parent and two children in the first tree
@@ -252,9 +254,14 @@ TEST_CASE("double tree: 2ceil(log2 N)+ceil(C/2)-1 steps; the busiest rank sends 
         INFO("N = " << n << ", S = " << s << ", chunk = " << chunk);
         const Bytes h0 = (s + 1) / 2;
         const Bytes h1 = s / 2;
+        // Chunks are whole float32 elements (the request's default element size) when S is a
+        // multiple of 4: 37 B becomes 36 B. Of these sizes only 0 and 4096 are, both an even
+        // number of elements, so the halves stay ceil(S/2) and floor(S/2).
+        const Bytes c = s % 4 == 0 ? std::max<Bytes>(4, chunk / 4 * 4) : chunk;
+        // S = 100001 is bytes: its half 50000 is a whole number of elements but is cut in bytes too.
         const auto sched = algo::build_double_tree_allreduce(request(sched::Collective::AllReduce, n, s, chunk));
-        CHECK(sched.steps == (n > 1 ? 2 * levels(n) + pipeline_count(h0, chunk) - 1 : 0));
-        CHECK(pipeline_count(h0, chunk) == std::max<Bytes>(1, ceil_div(pipeline_count(s, chunk), 2)));
+        CHECK(sched.steps == (n > 1 ? 2 * levels(n) + pipeline_count(h0, c) - 1 : 0));
+        CHECK(pipeline_count(h0, c) == std::max<Bytes>(1, ceil_div(pipeline_count(s, c), 2)));
         const Bytes want = n >= 4 ? 3 * h0 + h1 : n == 3 ? 2 * h0 + h1 : n == 2 ? s : 0;
         CHECK(max_sent(sched) == want);
         if (n >= 4) CHECK(max_sent(sched) <= 2 * s + 1);
@@ -364,4 +371,19 @@ TEST_CASE("on a fully connected fabric the tree pipeline takes the pipelined alp
             d * t + (c - 1) * tau);
     }
   }
+}
+
+TEST_CASE("parts of an S counted in bytes stay in bytes, even when a part is whole elements", "[tree][channels]") {
+  // S = 100001 is not a multiple of the 4-byte element, so S, its two channel shares (50001 and
+  // 50000 B) and their 37 B pipeline chunks are all counted in bytes: ceil(50001/37) = 1352 and
+  // ceil(50000/37) = 1352 chunks, never 36 B chunks of whole elements (1389 for 50000 B).
+  const auto registry = algo::builtin_registry();
+  auto r = request(sched::Collective::AllReduce, 4, 100001, 37);
+  const auto s = algo::build_with_channels(registry.find(sched::Collective::AllReduce, "tree"), r, 2);
+  Bytes largest = 0;
+  for (const auto& op : s.ops) largest = std::max(largest, s.chunks[op.src_chunk].size);
+  CHECK(largest == 37);
+  CHECK(s.element_size == 1);
+  // Both channels run C = 1352 chunks: 2D + C - 1 steps with D = 2 for N = 4.
+  CHECK(s.steps == 2 * 2 + 1352 - 1);
 }

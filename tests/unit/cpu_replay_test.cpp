@@ -339,7 +339,7 @@ TEST_CASE("helper ranks and scratch chunks: ps with an external server", "[cpu-r
     }
 }
 
-TEST_CASE("replay order: lowest ready id first is program order; highest first runs as late as deps allow",
+TEST_CASE("replay order: lowest ready id first is program order, highest first runs as late as deps allow",
           "[cpu-replay]") {
   // Ops 0 and 1 are independent; op 2 waits for op 0.
   sched::ScheduleBuilder b(Collective::AllReduce, 3, 3, sched::split_even(3, 3));

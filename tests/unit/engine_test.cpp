@@ -58,7 +58,7 @@ TEST_CASE("two transfers on one link and direction go one after the other, in FI
   CHECK(r.makespan == us(4));
 }
 
-TEST_CASE("opposite directions of a full-duplex link run together; half duplex serialises them", "[engine][fifo]") {
+TEST_CASE("opposite directions of a full-duplex link run together, half duplex serialises them", "[engine][fifo]") {
   // gpu0 -> gpu1 and gpu1 -> gpu0 at once; gpu0's link is full or half duplex.
   // Half duplex: the second starts when the first has serialised its 1 us, and arrives 3 us later.
   for (const auto& [duplex, want] : {std::pair{"full", us(3)}, std::pair{"half", us(4)}}) {

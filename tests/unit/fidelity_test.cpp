@@ -280,7 +280,7 @@ TEST_CASE("params.schema.json lists exactly the keys a full parameter file has",
 // The op budget (--max-ops): slices and pipeline chunks multiply a schedule's ops, so a default
 // slice or chunk grows until the run fits and one given by flag is refused. Expected values are the
 // budget's arithmetic, worked by hand below; the runs are small so that the test stays fast.
-TEST_CASE("a default slice is doubled until the run fits --max-ops; --slice past it is refused", "[fidelity][budget]") {
+TEST_CASE("a default slice is doubled until the run fits --max-ops, --slice past it is refused", "[fidelity][budget]") {
   // Ring all-reduce on 4 GPUs, 1 channel: 2(N-1)·N = 24 ops of S/N = 256 MiB each. NCCL's 1 MiB
   // slice for simple would give 24·256 = 6144 ops; with 1000 allowed the smallest power-of-two
   // multiple of 1 MiB that fits is 8 MiB (24·32 = 768 ops; 4 MiB gives 1536).
@@ -300,7 +300,7 @@ TEST_CASE("a default slice is doubled until the run fits --max-ops; --slice past
   check_bad_input({"simulate", "--size", "1M", "--max-ops", "0"}, "--max-ops");
 }
 
-TEST_CASE("a pipelined algorithm's default chunk grows to fit --max-ops; --chunk-size past it is refused",
+TEST_CASE("a pipelined algorithm's default chunk grows to fit --max-ops, --chunk-size past it is refused",
           "[fidelity][budget]") {
   // Tree all-reduce on 4 GPUs: 7 ops per pipeline chunk (2(N-1) sends and the reduce of the two
   // children's shares at the inner rank; tree_allreduce.hpp). 1 GiB in the default 512 KiB chunks

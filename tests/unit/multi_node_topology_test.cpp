@@ -97,7 +97,7 @@ TEST_CASE("multi-node fabric: --nodes K must divide the GPUs", "[topology][gener
   CHECK_THROWS_AS(collsim::topo::generate_multi_node(spec(0, 1)), TopologyError);
 }
 
-TEST_CASE("host_indices numbers hosts by first appearance; unknown when a GPU has no host", "[topology][hosts]") {
+TEST_CASE("host_indices numbers hosts by first appearance, unknown when a GPU has no host", "[topology][hosts]") {
   using collsim::topo::host_indices;
   const Topology t = collsim::topo::generate_multi_node(spec(6, 3));
   const std::vector<NodeId> gpus(t.gpus().begin(), t.gpus().end());

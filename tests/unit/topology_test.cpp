@@ -334,7 +334,7 @@ TEST_CASE("numbers in SI units equal the strings with units", "[topology][units]
   CHECK(with_strings.link(0).latency == Time{1'000'000});
 }
 
-TEST_CASE("links become two directed links; half duplex shares one resource", "[topology][duplex]") {
+TEST_CASE("links become two directed links, half duplex shares one resource", "[topology][duplex]") {
   const std::string links = R"([
       {"from": "a", "to": "b", "type": "pcie", "bandwidth": "25GB/s", "latency": "1us", "duplex": "half"},
       {"from": "b", "to": "c", "type": "nvlink", "bandwidth": "50GB/s", "latency": "1us", "duplex": "full"},

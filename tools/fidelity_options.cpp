@@ -56,7 +56,7 @@ void layer(std::optional<T>& value, std::string& source, const std::optional<T>&
 
 }  // namespace
 
-void FidelityOptions::add_to(CLI::App& cmd) {
+void FidelityOptions::add_to(CLI::App& cmd, bool with_model) {
   add_value(cmd, "--protocol", protocol,
             "NCCL protocol: ll, ll128, simple, or auto (the fastest per size by NCCL's cost model). Adds its base and "
             "per-step latency and bandwidth efficiency; default: the topology's (bundled machines: auto), else none");
@@ -69,6 +69,7 @@ void FidelityOptions::add_to(CLI::App& cmd) {
   add_value(cmd, "--params", params,
             "Model parameters from this JSON file (\"format\": \"collsim-params-1\"; README, Model parameters), "
             "over the topology's own");
+  if (!with_model) return;
   add_value(cmd, "--model", model,
             "Also print a formula's time: analytical (the alpha-beta closed form) or nccl (NCCL's tuning model)");
 }
@@ -76,6 +77,21 @@ void FidelityOptions::add_to(CLI::App& cmd) {
 std::string FidelityOptions::model_name() const {
   if (model.empty() || model == "analytical" || model == "nccl") return model;
   throw UsageError(fmt::format("--model: found \"{}\", expected analytical or nccl", model));
+}
+
+topo::ModelParams flag_params(const FidelityOptions& o, bool schedule_file) {
+  topo::ModelParams flags;
+  if (!o.protocol.empty()) {
+    flags.protocol = topo::parse_protocol_choice(o.protocol);
+    if (!flags.protocol)
+      throw UsageError(fmt::format("--protocol: found \"{}\", expected ll, ll128, simple or auto", o.protocol));
+  }
+  if (!o.channels.empty()) {
+    if (schedule_file) throw UsageError("--channels: not allowed with --schedule, whose ops carry their own channels");
+    flags.channels = parse_count("--channels", o.channels, 1, 64);
+  }
+  if (!o.slice.empty()) flags.slice = parse_size_flag("--slice", o.slice);
+  return flags;
 }
 
 Fidelity resolve_fidelity(const FidelityOptions& o, const topo::Topology& topology,
@@ -94,17 +110,8 @@ Fidelity resolve_fidelity(const FidelityOptions& o, const topo::Topology& topolo
   };
   apply(topology.params(), fmt::format("topology {}", topology.name()));
   if (!o.params.empty()) apply(topo::load_model_params_file(o.params), fmt::format("--params {}", o.params));
-  topo::ModelParams flags;
-  if (!o.protocol.empty()) {
-    flags.protocol = topo::parse_protocol_choice(o.protocol);
-    if (!flags.protocol)
-      throw UsageError(fmt::format("--protocol: found \"{}\", expected ll, ll128, simple or auto", o.protocol));
-  }
-  if (!o.channels.empty()) {
-    if (!request) throw UsageError("--channels: not allowed with --schedule, whose ops carry their own channels");
-    flags.channels = parse_count("--channels", o.channels, 1, 64);
-  }
-  if (!o.slice.empty()) flags.slice = parse_size_flag("--slice", o.slice);
+  if (o.fitted) apply(*o.fitted, "calibration");
+  const topo::ModelParams flags = flag_params(o, !request);
   layer(choice, f.protocol_source, flags.protocol, "--protocol");
   layer(channels, f.channels_source, flags.channels, "--channels");
   layer(slice, f.slice_source, flags.slice, "--slice");

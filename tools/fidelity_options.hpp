@@ -23,9 +23,12 @@ struct FidelityOptions {
   std::string slice;
   std::string params;
   std::string model;
+  /// Parameters given in memory (collsim calibrate's trial values), layered over --params and
+  /// under the flags; their source is "calibration".
+  std::optional<topo::ModelParams> fitted;
 
-  /// Registers the flags on `cmd`.
-  void add_to(CLI::App& cmd);
+  /// Registers the flags on `cmd`; --model only when `with_model`.
+  void add_to(CLI::App& cmd, bool with_model = true);
   /// --model's value: "", "analytical" or "nccl". Throws UsageError for anything else.
   [[nodiscard]] std::string model_name() const;
 };
@@ -43,6 +46,11 @@ struct Fidelity {
   std::string slice_source = "default";
   sim::CostSettings costs;
 };
+
+/// What the flags --protocol, --channels and --slice set, as the top layer of parameters.
+/// Throws UsageError naming the flag for a bad value, and for --channels with a schedule file
+/// (`schedule_file`), whose ops carry their own channels.
+topo::ModelParams flag_params(const FidelityOptions& options, bool schedule_file);
 
 /// The fidelity of running `algorithm` on `topology` (participant r on rank_to_node[r]; only the
 /// participants are given).

@@ -115,6 +115,7 @@ struct SweepOptions {
   AlgorithmOptions algorithm;  ///< --root, --chunk-size, --ps-shards (collective and algorithm set per row)
   std::string dtype = "float32";
   std::string network = "flow";
+  std::string params;  ///< --params FILE: model parameters over each topology's own (e.g. from calibrate)
   std::string format = "csv";
   std::string output;
   std::string jobs;

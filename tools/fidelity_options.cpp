@@ -110,7 +110,7 @@ Fidelity resolve_fidelity(const FidelityOptions& o, const topo::Topology& topolo
   };
   apply(topology.params(), fmt::format("topology {}", topology.name()));
   if (!o.params.empty()) apply(topo::load_model_params_file(o.params), fmt::format("--params {}", o.params));
-  if (o.fitted) apply(*o.fitted, "calibration");
+  if (o.fitted) apply(*o.fitted, o.fitted_source);
   const topo::ModelParams flags = flag_params(o, !request);
   layer(choice, f.protocol_source, flags.protocol, "--protocol");
   layer(channels, f.channels_source, flags.channels, "--channels");

@@ -23,9 +23,10 @@ struct FidelityOptions {
   std::string slice;
   std::string params;
   std::string model;
-  /// Parameters given in memory (collsim calibrate's trial values), layered over --params and
-  /// under the flags; their source is "calibration".
+  /// Parameters given in memory (collsim calibrate's trial values, sweep's --params read once),
+  /// layered over --params and under the flags; `fitted_source` names them in reports.
   std::optional<topo::ModelParams> fitted;
+  std::string fitted_source = "calibration";
 
   /// Registers the flags on `cmd`; --model only when `with_model`.
   void add_to(CLI::App& cmd, bool with_model = true);

@@ -79,7 +79,6 @@ SimulateOptions row_request(const CompareOptions& o, const TopologyOptions& topo
                             std::uint32_t ranks, const validation::NcclRow& row, const std::string& file) {
   SimulateOptions s;
   s.topology = topology;
-  s.fidelity = o.fidelity;
   s.network = o.network;
   s.algorithm.algorithm = o.algorithm;
   s.algorithm.collective = std::string(sched::collective_name(c));

@@ -282,7 +282,7 @@ TEST_CASE("calibrate on the 2-GPU L40S log predicts the 4-GPU log within 10 % me
 }
 
 // Hidden from the default suite ("[.]"): the fit simulates 22 rows about 45 times on 8 ranks x 24
-// channels under the flow model, about 50 s of CPU in Release (issue 7's engine work would bring
+// channels under the flow model, about a minute of CPU in Release (issue 7's engine work would bring
 // it in). Run it with: build/tests/collsim_tests "[slow]".
 TEST_CASE("calibrate on the A100 log up to 16 MiB predicts the sizes from 64 MiB within 10 % median",
           "[.][slow][calibrate]") {

@@ -38,6 +38,12 @@ Classes ring_classes(const topo::Topology& t, std::uint32_t ranks) {
 
 Time scaled(Time t, double factor) { return Time{std::llround(static_cast<double>(t.count()) * factor)}; }
 
+// The search may wander far on a flat objective; the values it tries stay where a run is defined:
+// latency factors in [e^-7, e^7] (about 1/1000 to 1000), efficiencies in [1/1000, 1] (beyond 1 the
+// objective is flat and the search comes back).
+double factor(double ln_s) { return std::exp(std::clamp(ln_s, -7.0, 7.0)); }
+double efficiency(double ln_e) { return std::clamp(std::exp(ln_e), 1e-3, 1.0); }
+
 // The fitted variables (ln s, the latency factor, and ln e_c for every bottleneck class) as
 // parameters, over `base`.
 class Model {
@@ -58,11 +64,11 @@ class Model {
       for (std::size_t pr = 0; pr < topo::kProtocols; ++pr) {
         const auto family = static_cast<topo::AlgoFamily>(f);
         const auto protocol = static_cast<topo::Protocol>(pr);
-        p.base_latency[f][pr] = scaled(base_.base_latency_or_default(family, protocol), std::exp(x[0]));
+        p.base_latency[f][pr] = scaled(base_.base_latency_or_default(family, protocol), factor(x[0]));
         for (std::size_t k = 0; k < classes_.steps.size(); ++k) {
           const LinkClass c = classes_.steps[k];
           p.step_latency[f][static_cast<std::size_t>(c)][pr] =
-              scaled(base_.step_latency_or_default(family, c, protocol), std::exp(x[0]));
+              scaled(base_.step_latency_or_default(family, c, protocol), factor(x[0]));
         }
       }
     for (std::size_t k = 0; k < classes_.bottlenecks.size(); ++k)
@@ -89,9 +95,6 @@ class Model {
   }
 
  private:
-  // ln e -> e, kept in (0, 1]: beyond 1 the fit sees a flat objective and comes back.
-  static double efficiency(double ln_e) { return std::min(1.0, std::exp(ln_e)); }
-
   topo::ModelParams base_;
   Classes classes_;
 };

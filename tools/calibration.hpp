@@ -5,7 +5,7 @@
 //   * one factor s on every latency: the base latencies (both families, every protocol) and the
 //     step latencies of every link class that a step of the ring over the log's ranks crosses;
 //   * the link efficiency e_c of each class c that holds a bottleneck of the ring's routes, in
-//     (0, 1].
+//     [0.001, 1] (latency factors stay in [e^-7, e^7]).
 // Why one latency factor: a log runs one N, and a ring all-reduce pays base + 2(N-1)·step, so
 // one log cannot tell the base from the step latency (nor one protocol's from another's); the fit
 // keeps NCCL's ratios between them (src/graph/tuning.cc, topologies/nccl_tuning.hpp) and moves

@@ -17,8 +17,11 @@ bool splits_over_channels(sched::Collective collective) noexcept;
 /// one share per channel (shares of 0 bytes are left out; S = 0 gives one channel), channel c runs
 /// the algorithm on its share with every op's channel set to c, and odd channels run it on the
 /// ranks in reverse order, r -> (2·root - r) mod N (the root stays), so that on a ring of links
-/// they use the other direction, as NCCL builds rings both ways where links allow. Requests whose
-/// ranks are on several hosts keep the order (the host groups must stay). Dependencies stay within
+/// they use the other direction, as NCCL builds rings both ways where links allow. An all-reduce
+/// whose ranks sit on several hosts in equal consecutive blocks of L ranks instead runs channel c
+/// with every host's block rotated by c mod L (local rank l -> (l + c) mod L, hosts unchanged), so
+/// that channels cross between hosts through different GPUs and their NICs, as NCCL spreads its
+/// rings over the NICs. Other multi-host requests keep the order (the host groups must stay). Dependencies stay within
 /// a channel: channels touch disjoint bytes. One channel is algorithm.build(request).
 /// Throws AlgorithmError for a collective that does not split (splits_over_channels) when
 /// channels > 1; std::invalid_argument for channels == 0.

@@ -90,4 +90,24 @@ std::string render_compare_csv(const CompareView& v) {
   return out;
 }
 
+Table compare_chart_table(const CompareView& v) {
+  Table t;
+  t.columns = {"size_bytes", "time_us", "series"};
+  // Exact decimal text: the chart reads the same numbers the table prints.
+  for (const auto& r : v.rows) t.rows.push_back({fmt::format("{}", r.size), fmt::format("{}", r.measured_us), "measured"});
+  for (const auto& r : v.rows)
+    t.rows.push_back({fmt::format("{}", r.size), fmt::format("{}", to_us(r.predicted)), "predicted"});
+  return t;
+}
+
+ChartSpec compare_chart_spec(const CompareView& v) {
+  ChartSpec spec;
+  spec.x = "size_bytes";
+  spec.y = "time_us";
+  spec.by = "series";
+  spec.title = fmt::format("{} {} on {}: measured ({}) and predicted ({})", v.ranks, v.collective, v.topology, v.log,
+                           v.algorithm);
+  return spec;
+}
+
 }  // namespace collsim::reports

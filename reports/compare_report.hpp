@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "reports/chart.hpp"
 #include "reports/error_bands.hpp"
 #include "sim/units/units.hpp"
 
@@ -53,5 +54,11 @@ std::string render_compare_table(const CompareView& view);
 std::string render_compare_json(const CompareView& view);
 /// RFC 4180 CSV: a header row and one line per row.
 std::string render_compare_csv(const CompareView& view);
+
+/// The chart of a compare (`compare --plot`), as a table for render_chart: columns size_bytes,
+/// time_us and series ("measured" or "predicted"), two records per row.
+Table compare_chart_table(const CompareView& view);
+/// Time against size, one line per series, titled with the log, collective and topology.
+ChartSpec compare_chart_spec(const CompareView& view);
 
 }  // namespace collsim::reports

@@ -68,6 +68,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   TopoOptions topo;
   AlgorithmsOptions algorithms;
   CompareOptions compare;
+  CalibrateOptions calibrate;
   BenchOptions bench;
   SweepOptions sweep;
   MergeOptions merge;
@@ -81,6 +82,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   CLI::App* merge_cmd = add_merge(app, merge);
   CLI::App* plot_cmd = add_plot(app, plot);
   CLI::App* compare_cmd = add_compare(app, compare);
+  CLI::App* calibrate_cmd = add_calibrate(app, calibrate);
   CLI::App* bench_cmd = add_bench(app, bench);
   CLI::App* validate_cmd = add_validate(app, validate);
   const std::string subcommands = subcommand_list(app);
@@ -114,6 +116,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (topo_cmd->parsed()) return run_topo(topo, out);
     if (algorithms_cmd->parsed()) return run_algorithms(algorithms, out);
     if (compare_cmd->parsed()) return run_compare(compare, out, err);
+    if (calibrate_cmd->parsed()) return run_calibrate(calibrate, out, err);
     if (bench_cmd->parsed()) return run_bench(bench, out, err);
     if (sweep_cmd->parsed()) return run_sweep(sweep, out, err);
     if (merge_cmd->parsed()) return run_merge(merge, out);

@@ -1,173 +1,57 @@
 // collsim compare: predict every row of an nccl-tests log on a topology, by the same path as
 // `collsim simulate`, and report the error per row and per size band.
 #include <algorithm>
-#include <limits>
 
 #include <fmt/format.h>
 
 #include "reports/compare_report.hpp"
+#include "tools/chart_file.hpp"
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
-#include "validation/nccl_log.hpp"
+#include "tools/log_run.hpp"
 
 namespace collsim::cli {
-namespace {
-
-// The nccl-tests program that measures `c` (for reports of logs that do not name theirs).
-std::string_view test_program(sched::Collective c) {
-  switch (c) {
-    case sched::Collective::AllReduce: return "all_reduce_perf";
-    case sched::Collective::ReduceScatter: return "reduce_scatter_perf";
-    case sched::Collective::AllGather: return "all_gather_perf";
-    case sched::Collective::Broadcast: return "broadcast_perf";
-    case sched::Collective::Reduce: return "reduce_perf";
-    case sched::Collective::AllToAll: return "alltoall_perf";
-  }
-  return "";
-}
-
-// The collective: the log's, or --collective for a log that does not say; both must agree.
-sched::Collective log_collective(const validation::NcclLog& log, const std::string& flag) {
-  std::optional<sched::Collective> given;
-  if (!flag.empty()) {
-    given = validation::collective_of_test(flag);
-    if (!given)
-      throw UsageError(fmt::format("--collective: found \"{}\", expected one of: {} (or the nccl-tests program, "
-                                   "e.g. all_reduce_perf)",
-                                   flag, sched::collective_names_list()));
-  }
-  if (log.test.empty()) {
-    if (!given)
-      throw UsageError(fmt::format("--collective: missing; {} has only result rows and does not say which collective "
-                                   "it measured, expected --collective C (e.g. --collective allreduce)",
-                                   log.file));
-    return *given;
-  }
-  const auto from_log = validation::collective_of_test(log.test);
-  if (!from_log)
-    throw UsageError(fmt::format("{}:{}: found {}, expected a program whose collective collsim simulates: "
-                                 "all_reduce_perf, reduce_scatter_perf, all_gather_perf, broadcast_perf, reduce_perf "
-                                 "or alltoall_perf",
-                                 log.file, log.test_line, log.test));
-  if (given && *given != *from_log)
-    throw UsageError(fmt::format("--collective: found {}, but {}:{} says the log measured {}; expected {} or no "
-                                 "--collective",
-                                 sched::collective_name(*given), log.file, log.test_line, log.test,
-                                 sched::collective_name(*from_log)));
-  return *from_log;
-}
-
-// The rank count: the log's, or --ranks for a log that does not say; both must agree.
-std::uint32_t log_ranks(const validation::NcclLog& log, const std::string& flag) {
-  std::optional<std::uint32_t> given;
-  if (!flag.empty()) given = parse_count("--ranks", flag, 1, std::numeric_limits<std::uint32_t>::max());
-  if (!log.ranks) {
-    if (!given)
-      throw UsageError(fmt::format("--ranks: missing; {} has only result rows and does not say how many ranks ran, "
-                                   "expected --ranks N",
-                                   log.file));
-    return *given;
-  }
-  if (given && *given != *log.ranks)
-    throw UsageError(fmt::format("--ranks: found {}, but {}:{} says the log ran on {} ranks; expected {} or no --ranks",
-                                 *given, log.file, log.ranks_line, *log.ranks, *log.ranks));
-  return *log.ranks;
-}
-
-// What `simulate` is asked for one row.
-SimulateOptions row_request(const CompareOptions& o, const TopologyOptions& topology, sched::Collective c,
-                            std::uint32_t ranks, const validation::NcclRow& row, const std::string& file) {
-  SimulateOptions s;
-  s.topology = topology;
-  s.algorithm.algorithm = o.algorithm;
-  s.algorithm.collective = std::string(sched::collective_name(c));
-  s.size = std::to_string(row.size);
-  s.ranks = std::to_string(ranks);
-  // nccl-tests prints root -1 where it does not apply; broadcast and reduce run from the printed root.
-  if ((c == sched::Collective::Broadcast || c == sched::Collective::Reduce) && row.root && *row.root >= 0) {
-    if (*row.root >= ranks)
-      throw UsageError(fmt::format("{}:{}: found root {}, expected a rank below {}", file, row.line, *row.root, ranks));
-    s.algorithm.root = std::to_string(*row.root);
-  }
-  return s;
-}
-
-}  // namespace
 
 CLI::App* add_compare(CLI::App& app, CompareOptions& o) {
   auto* cmd = app.add_subcommand(
       "compare", "Predict every row of an nccl-tests log (all_reduce_perf, ...) on a topology and report the error "
                  "per row and per size band");
-  add_value(*cmd, "log", o.log,
-            "nccl-tests output as printed; a log with only result rows needs --ranks and --collective");
-  o.topology.add_to(*cmd);
-  add_value(*cmd, "--topology", o.topology_flag, "The topology (file or bundled name), instead of TOPOLOGY");
-  add_value(*cmd, "--algorithm", o.algorithm, "Algorithm to predict with, default ring; `collsim algorithms` lists them");
-  add_value(*cmd, "--ranks", o.ranks, "Ranks of a log that does not say (the first N GPUs of the topology)");
-  add_value(*cmd, "--collective", o.collective,
-            "Collective of a log that does not say: allreduce, reducescatter, allgather, broadcast, reduce, alltoall "
-            "(or all_reduce_perf, ...)");
+  add_log_run_flags(*cmd, o);
   add_value(*cmd, "--format", o.format, "table (default), json or csv; json/csv print only the document");
+  add_value(*cmd, "--plot", o.plot,
+            "Also draw measured and predicted time against size into this .svg, .png or .pdf file (gnuplot; "
+            "written atomically)");
   return cmd;
 }
 
 int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
   if (o.format != "table" && o.format != "json" && o.format != "csv")
     throw UsageError(fmt::format("--format: found \"{}\", expected table, json or csv", o.format));
-  if (o.log.empty()) throw UsageError("LOG: missing; expected an nccl-tests output file, e.g. collsim compare run.txt dgx-a100");
-  TopologyOptions topology = o.topology;
-  if (!o.topology_flag.empty()) {
-    if (!topology.spec.empty())
-      throw UsageError(fmt::format("--topology: found \"{}\" and the topology \"{}\"; expected one of them",
-                                   o.topology_flag, topology.spec));
-    topology.spec = o.topology_flag;
-  }
-  validation::NcclLog log;
-  try {
-    log = validation::read_nccl_log(o.log);
-  } catch (const validation::NcclLogError& e) {
-    throw UsageError(e.what());
-  }
-  const sched::Collective collective = log_collective(log, o.collective);
-  const std::uint32_t ranks = log_ranks(log, o.ranks);
-  {
-    const topo::Topology t = topology.load();
-    if (ranks > t.gpus().size())
-      throw UsageError(fmt::format("{}: ran on {} ranks, but topology {} has only {} GPUs; expected a topology with at "
-                                   "least {} GPUs",
-                                   log.file, ranks, t.name(), t.gpus().size(), ranks));
-  }
+  if (!o.plot.empty()) check_chart_file("--plot", o.plot);
+  const LogRun run = open_log_run(o);
 
   reports::CompareView view;
   view.log = o.log;
-  view.test = log.test.empty() ? std::string(test_program(collective)) : log.test;
-  view.collective = std::string(sched::collective_name(collective));
-  view.ranks = ranks;
-  for (const auto& d : log.devices)
+  view.test = test_program(run);
+  view.collective = std::string(sched::collective_name(run.collective));
+  view.ranks = run.ranks;
+  for (const auto& d : run.log.devices)
     if (std::find(view.devices.begin(), view.devices.end(), d) == view.devices.end()) view.devices.push_back(d);
-  view.hosts = log.hosts.size();
+  view.hosts = run.log.hosts.size();
   std::vector<reports::SizedError> errors;
-  for (const auto& row : log.rows) {
-    const sim::Summary s = simulate_summary(row_request(o, topology, collective, ranks, row, log.file));
+  for (const auto& row : run.log.rows) {
+    const sim::Summary s = predict_row(run, o, o.fidelity, row);
     view.algorithm = s.algorithm;
     view.topology = s.topology;
     view.network = s.network;
-    reports::ComparedRow r;
-    r.line = row.line;
-    r.size = row.size;
-    r.measured_us = row.time_us;
-    r.measured_algbw_GBps = row.algbw_GBps;
-    r.measured_busbw_GBps = row.busbw_GBps;
-    r.predicted = s.time;
-    r.predicted_algbw_GBps = s.algbw_GBps;
-    r.predicted_busbw_GBps = s.busbw_GBps;
-    r.error_pct = reports::error_pct(to_us(s.time), row.time_us);
-    errors.push_back({r.size, r.error_pct});
-    view.rows.push_back(r);
+    view.rows.push_back(compared_row(row, s));
+    errors.push_back({row.size, view.rows.back().error_pct});
   }
   view.bands = reports::summarize_error_bands(errors);
+  if (!o.plot.empty())
+    render_chart_atomically("--plot", reports::compare_chart_table(view), reports::compare_chart_spec(view), o.plot);
 
-  topology.default_notice(err);
+  run.topology.default_notice(err);
   if (o.format == "json") {
     out << reports::render_compare_json(view);
   } else if (o.format == "csv") {

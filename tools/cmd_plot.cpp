@@ -2,12 +2,11 @@
 #include <fstream>
 #include <sstream>
 
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include "reports/chart.hpp"
 #include "reports/csv.hpp"
+#include "tools/chart_file.hpp"
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
 
@@ -27,12 +26,7 @@ CLI::App* add_plot(CLI::App& app, PlotOptions& o) {
 }
 
 int run_plot(const PlotOptions& o) {
-  const std::filesystem::path output(o.output);
-  try {
-    (void)reports::chart_terminal(output);  // a wrong file type is reported before any reading
-  } catch (const reports::ChartError& e) {
-    throw UsageError(e.what());
-  }
+  check_chart_file("", o.output);  // a wrong file type is reported before any reading
   std::ifstream in(o.input, std::ios::binary);
   if (!in) throw UsageError(fmt::format("plot: {}: cannot be read: {}", o.input, std::strerror(errno)));
   std::stringstream text;
@@ -44,20 +38,7 @@ int run_plot(const PlotOptions& o) {
     throw UsageError(fmt::format("plot: {}: {}", o.input, e.what()));
   }
   const reports::ChartSpec spec{o.x, o.y, o.by, o.facet, o.title};
-  // gnuplot writes a temporary file beside the chart (same extension, so the same terminal),
-  // renamed over it once complete: readers never see half a chart.
-  const auto temp = output.parent_path() / fmt::format(".{}.tmp-{}{}", output.filename().string(), ::getpid(),
-                                                       output.extension().string());
-  try {
-    reports::render_chart(table, spec, temp);
-    std::filesystem::rename(temp, output);
-  } catch (const reports::ChartError& e) {
-    std::filesystem::remove(temp);
-    throw UsageError(e.what());
-  } catch (const std::filesystem::filesystem_error& e) {
-    std::filesystem::remove(temp);
-    throw OutputError(fmt::format("{}: cannot be written: {}", o.output, e.code().message()));
-  }
+  render_chart_atomically("", table, spec, o.output);
   return kExitOk;
 }
 

@@ -125,6 +125,9 @@ CLI::App* add_sweep(CLI::App& app, SweepOptions& o) {
   add_value(*cmd, "--ps-shards", o.algorithm.ps_shards, "ps: spread the buffer over K servers, default 1");
   add_value(*cmd, "--dtype", o.dtype, "Element type for the count and type columns, default float32");
   add_value(*cmd, "--network", o.network, "Network model: flow (default) or fifo");
+  add_value(*cmd, "--params", o.params,
+            "Model parameters from this JSON file (\"format\": \"collsim-params-1\", e.g. from collsim calibrate), "
+            "over each topology's own");
   add_value(*cmd, "--format", o.format, "csv (default) or json (JSON lines: one object per row)");
   add_value(*cmd, "-o,--output", o.output,
             "Write here (atomically, when every row is done) instead of standard output; rows done so far are kept "
@@ -163,6 +166,14 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
     kinds.push_back(a.collective_kind());
   }
   const auto topologies = load_topologies(o);
+  // Read once up front: a bad file fails at once, every row sees the same values, and they key --resume.
+  FidelityOptions fidelity;
+  std::string params_text;
+  if (!o.params.empty()) {
+    fidelity.fitted = topo::load_model_params_file(o.params);
+    fidelity.fitted_source = fmt::format("--params {}", o.params);
+    params_text = topo::write_model_params_json(*fidelity.fitted);
+  }
   std::vector<std::uint32_t> rank_counts;
   if (!o.ranks.empty()) rank_counts = parse_count_list("--ranks", o.ranks, 1, 1u << 20);
 
@@ -175,6 +186,7 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
   // Contents, not names: a topology file edited, or a generated fabric with other link flags,
   // keeps its name but must not resume the old rows.
   for (const auto& t : topologies) fingerprint_text += "|" + topo::normalized_json(t.topology);
+  fingerprint_text += "|" + params_text;
   for (std::size_t t = 0; t < topologies.size(); ++t) {
     const std::uint32_t gpus = static_cast<std::uint32_t>(topologies[t].topology.gpus().size());
     for (std::uint32_t n : rank_counts.empty() ? std::vector<std::uint32_t>{gpus} : rank_counts) {
@@ -222,7 +234,7 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
     flags.algorithm = std::string(j.algorithm->name);
     Plan plan;
     try {
-      plan = build_plan(*j.algorithm, t.topology, j.ranks, flags, j.size, validation::dtype_size(*dtype), FidelityOptions{});
+      plan = build_plan(*j.algorithm, t.topology, j.ranks, flags, j.size, validation::dtype_size(*dtype), fidelity);
     } catch (const algo::AlgorithmError& e) {
       return {true, e.what()};
     } catch (const UsageError& e) {  // e.g. --root beyond this row's ranks

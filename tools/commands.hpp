@@ -65,9 +65,24 @@ struct CompareOptions {
   std::string ranks;            ///< --ranks N: needed when the log does not say
   std::string collective;       ///< --collective C: needed when the log does not say
   std::string format = "table";
+  std::string network = "flow"; ///< --network flow|fifo, as simulate's
+  FidelityOptions fidelity;     ///< --protocol, --channels, --slice, --params (no --model)
+  std::string plot;             ///< --plot FILE: the predicted-vs-measured chart
 };
 CLI::App* add_compare(CLI::App& app, CompareOptions& options);
 int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& err);
+
+struct CalibrateOptions {
+  CompareOptions compare;       ///< the log, topology, ranks, collective, algorithm and fidelity flags
+  std::string output;           ///< -o FILE: the parameter file to write
+  std::string min_size;         ///< --min-size S: fit only rows of at least S bytes
+  std::string max_size;         ///< --max-size S: fit only rows of at most S bytes
+  std::string max_evaluations;  ///< --max-evaluations K; empty: 150
+};
+CLI::App* add_calibrate(CLI::App& app, CalibrateOptions& options);
+/// Fits the model parameters to the log (tools/calibration.hpp), writes them to options.output
+/// atomically, and prints the fit: a table, or JSON with --format json.
+int run_calibrate(const CalibrateOptions& options, std::ostream& out, std::ostream& err);
 
 struct TopoOptions {
   TopologyOptions topology;
@@ -126,6 +141,7 @@ struct SweepOptions {
   AlgorithmOptions algorithm;  ///< --root, --chunk-size, --ps-shards (collective and algorithm set per row)
   std::string dtype = "float32";
   std::string network = "flow";
+  std::string params;  ///< --params FILE: model parameters over each topology's own (e.g. from calibrate)
   std::string format = "csv";
   std::string output;
   std::string jobs;

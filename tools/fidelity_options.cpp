@@ -57,7 +57,7 @@ void layer(std::optional<T>& value, std::string& source, const std::optional<T>&
 
 }  // namespace
 
-void FidelityOptions::add_to(CLI::App& cmd) {
+void FidelityOptions::add_to(CLI::App& cmd, bool with_model) {
   add_value(cmd, "--protocol", protocol,
             "NCCL protocol: ll, ll128, simple, or auto (the fastest per size by NCCL's cost model). Adds its base and "
             "per-step latency and bandwidth efficiency; default: the topology's (bundled machines: auto), else none");
@@ -73,6 +73,7 @@ void FidelityOptions::add_to(CLI::App& cmd) {
   add_value(cmd, "--max-ops", max_ops,
             "Most ops a run may have once pipeline chunks and slices are cut (default 262144): a default chunk or "
             "slice is doubled until the run fits, one given by --chunk-size or --slice is refused");
+  if (!with_model) return;
   add_value(cmd, "--model", model,
             "Also print a formula's time: analytical (the alpha-beta closed form) or nccl (NCCL's tuning model)");
 }
@@ -80,6 +81,21 @@ void FidelityOptions::add_to(CLI::App& cmd) {
 std::string FidelityOptions::model_name() const {
   if (model.empty() || model == "analytical" || model == "nccl") return model;
   throw UsageError(fmt::format("--model: found \"{}\", expected analytical or nccl", model));
+}
+
+topo::ModelParams flag_params(const FidelityOptions& o, bool schedule_file) {
+  topo::ModelParams flags;
+  if (!o.protocol.empty()) {
+    flags.protocol = topo::parse_protocol_choice(o.protocol);
+    if (!flags.protocol)
+      throw UsageError(fmt::format("--protocol: found \"{}\", expected ll, ll128, simple or auto", o.protocol));
+  }
+  if (!o.channels.empty()) {
+    if (schedule_file) throw UsageError("--channels: not allowed with --schedule, whose ops carry their own channels");
+    flags.channels = parse_count("--channels", o.channels, 1, 64);
+  }
+  if (!o.slice.empty()) flags.slice = parse_size_flag("--slice", o.slice);
+  return flags;
 }
 
 Fidelity resolve_fidelity(const FidelityOptions& o, const topo::Topology& topology,
@@ -98,17 +114,8 @@ Fidelity resolve_fidelity(const FidelityOptions& o, const topo::Topology& topolo
   };
   apply(topology.params(), fmt::format("topology {}", topology.name()));
   if (!o.params.empty()) apply(topo::load_model_params_file(o.params), fmt::format("--params {}", o.params));
-  topo::ModelParams flags;
-  if (!o.protocol.empty()) {
-    flags.protocol = topo::parse_protocol_choice(o.protocol);
-    if (!flags.protocol)
-      throw UsageError(fmt::format("--protocol: found \"{}\", expected ll, ll128, simple or auto", o.protocol));
-  }
-  if (!o.channels.empty()) {
-    if (!request) throw UsageError("--channels: not allowed with --schedule, whose ops carry their own channels");
-    flags.channels = parse_count("--channels", o.channels, 1, 64);
-  }
-  if (!o.slice.empty()) flags.slice = parse_size_flag("--slice", o.slice);
+  if (o.fitted) apply(*o.fitted, o.fitted_source);
+  const topo::ModelParams flags = flag_params(o, !request);
   if (!o.max_ops.empty())
     f.max_ops = parse_count("--max-ops", o.max_ops, 1, std::numeric_limits<std::uint32_t>::max());
   layer(choice, f.protocol_source, flags.protocol, "--protocol");

@@ -24,9 +24,13 @@ struct FidelityOptions {
   std::string params;
   std::string model;
   std::string max_ops;
+  /// Parameters given in memory (collsim calibrate's trial values, sweep's --params read once),
+  /// layered over --params and under the flags; `fitted_source` names them in reports.
+  std::optional<topo::ModelParams> fitted;
+  std::string fitted_source = "calibration";
 
-  /// Registers the flags on `cmd`.
-  void add_to(CLI::App& cmd);
+  /// Registers the flags on `cmd`; --model only when `with_model`.
+  void add_to(CLI::App& cmd, bool with_model = true);
   /// --model's value: "", "analytical" or "nccl". Throws UsageError for anything else.
   [[nodiscard]] std::string model_name() const;
 };
@@ -48,6 +52,11 @@ struct Fidelity {
   std::uint64_t max_ops = std::uint64_t{1} << 18;
   sim::CostSettings costs;
 };
+
+/// What the flags --protocol, --channels and --slice set, as the top layer of parameters.
+/// Throws UsageError naming the flag for a bad value, and for --channels with a schedule file
+/// (`schedule_file`), whose ops carry their own channels.
+topo::ModelParams flag_params(const FidelityOptions& options, bool schedule_file);
 
 /// The fidelity of running `algorithm` on `topology` (participant r on rank_to_node[r]; only the
 /// participants are given).

@@ -1,10 +1,28 @@
 // The bundled machines of the nccl-tests logs (issue 4, point 8): what their GPUs share, and the hosts
 // that multi-node algorithms see.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "tests/cli/cli_harness.hpp"
+#include "topologies/bundled.hpp"
 
 using collsim::testing::simulate_json;
+
+namespace {
+
+// The bundled topology `name` without its model parameters (the ideal α-β model), as a file.
+std::string without_params(std::string_view name) {
+  for (const auto& b : collsim::topo::bundled_topologies())
+    if (b.name == name) {
+      auto j = nlohmann::json::parse(b.text);
+      j.erase("params");
+      return collsim::testing::temp_file(std::string(name) + "-ideal.json", j.dump());
+    }
+  FAIL("no bundled topology " << name);
+  return "";
+}
+
+}  // namespace
 
 TEST_CASE("l40s-pcie: 2 and 4 GPUs share only their own x16 links, so a ring reaches the same busbw",
           "[topology][bundled][l40s]") {
@@ -13,8 +31,10 @@ TEST_CASE("l40s-pcie: 2 and 4 GPUs share only their own x16 links, so a ring rea
   // to the picosecond: N = 2: 2 · (1e6 + ⌈536870912 / 31.5e9 s⌉ = 17043521016) ps;
   // N = 4: 6 · (1e6 + ⌈268435456 / 31.5e9 s⌉ = 8521760508) ps. busbw = S/t · 2(N-1)/N, 31.5 GB/s less
   // the latency share, as the 2- and 4-GPU logs both reach one busbw (15.57 and 15.41 GB/s).
-  const auto two = simulate_json({"l40s-pcie", "--ranks", "2", "--size", "1G"});
-  const auto four = simulate_json({"l40s-pcie", "--size", "1G"});
+  // The machine's links without its fitted parameters, so the closed form holds exactly.
+  const std::string ideal = without_params("l40s-pcie");
+  const auto two = simulate_json({ideal, "--ranks", "2", "--size", "1G"});
+  const auto four = simulate_json({ideal, "--size", "1G"});
   CHECK(two["time_ps"] == 2 * (1'000'000 + 17'043'521'016));
   CHECK(four["time_ps"] == 6 * (1'000'000 + 8'521'760'508));
   CHECK(two["busbw_GBps"].get<double>() == Approx(31.5).epsilon(1e-3));
@@ -25,9 +45,13 @@ TEST_CASE("dgx-h100-2node-ib400: two hosts of 8 H100, one 400 Gb/s NIC per GPU",
   // Hierarchical all-reduce sees K = 2 hosts of L = 8 ranks: 2(L-1) + 2(K-1) = 16 steps (README).
   const auto h = simulate_json({"dgx-h100-2node-ib400", "--algorithm", "hierarchical", "--size", "1G"});
   CHECK(h["steps"] == 16);
-  // The flat ring crosses between the hosts through one NIC pair; its bottleneck is a 50 GB/s IB link.
+  // The flat ring's 24 channels cross between the hosts through all 8 NIC pairs (algorithms/channels.hpp),
+  // so its bottleneck is a 50 GB/s IB link and busbw is near 8 x 50 GB/s x 0.94 (the link efficiency):
+  // above 7 NICs' worth, at most 8 NICs' (the log measured 384.5 GB/s at 1 GiB).
   const auto ring = simulate_json({"dgx-h100-2node-ib400", "--size", "1G"});
   CHECK(ring["steps"] == 30);
+  CHECK(ring["busbw_GBps"].get<double>() > 7 * 50.0);
+  CHECK(ring["busbw_GBps"].get<double>() <= 8 * 50.0 * 0.94);
   CHECK_THAT(ring["bottleneck_link"].get<std::string>(), Catch::Contains("ib-leaf"));
   for (const auto& l : ring["links"])
     if (l["type"] == "infiniband") CHECK(l["bandwidth_GBps"].get<double>() == 50.0);

@@ -1,5 +1,9 @@
 // collsim compare: every real log runs on its bundled machine; the JSON shape and the band arithmetic on
 // a hand-made log whose predictions are closed forms; every flag error exits 2 with one line.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
 #include <catch2/catch.hpp>
 
 #include "tests/cli/cli_harness.hpp"
@@ -244,4 +248,92 @@ TEST_CASE("compare: broadcast and reduce rows run from the printed root, the def
   const auto d = run_collsim({"compare", fixture("l40s_2gpu_ring.txt"), "--format", "csv"});
   REQUIRE(d.code == 0);
   CHECK_THAT(d.err, Catch::Contains("used the bundled default dgx-a100"));
+}
+
+namespace {
+
+// The median |error_pct| of the rows of a compare JSON whose size is at least `min_size`.
+double median_abs_error(const nlohmann::json& compare, std::uint64_t min_size = 0) {
+  std::vector<double> e;
+  for (const auto& row : compare["rows"])
+    if (row["size_bytes"].get<std::uint64_t>() >= min_size) e.push_back(std::abs(row["error_pct"].get<double>()));
+  REQUIRE(!e.empty());
+  std::sort(e.begin(), e.end());
+  return e.size() % 2 == 1 ? e[e.size() / 2] : (e[e.size() / 2 - 1] + e[e.size() / 2]) / 2;
+}
+
+}  // namespace
+
+// Issue 4's acceptance: calibration predicts what it was not fitted on. The measured times are the
+// real nccl-tests logs in tests/data/nccl-tests (shared/data/README.md gives their sources).
+TEST_CASE("calibrate on the 2-GPU L40S log predicts the 4-GPU log within 10 % median", "[cli][calibrate]") {
+  const auto dir = collsim::testing::scratch_dir("calibrate_l40s");
+  const auto params = (dir / "l40s.json").string();
+  const auto fit = run_collsim({"calibrate", fixture("l40s_2gpu_ring.txt"), "l40s-pcie", "--format", "json", "-o", params});
+  INFO(fit.err);
+  REQUIRE(fit.code == 0);
+  const auto f = nlohmann::json::parse(fit.out);
+  CHECK(f["rows_fitted"] == 25);
+  CHECK(f["rms_log_error"]["fitted"].get<double>() <= f["rms_log_error"]["start"].get<double>());
+  const auto r = run_collsim({"compare", fixture("l40s_4gpu_ring.txt"), "l40s-pcie", "--params", params, "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(median_abs_error(nlohmann::json::parse(r.out)) <= 10.0);
+}
+
+// Hidden from the default suite ("[.]"): the fit simulates 22 rows about 45 times on 8 ranks x 24
+// channels under the flow model, about a minute of CPU in Release (issue 7's engine work would bring
+// it in). Run it with: build/tests/collsim_tests "[slow]".
+TEST_CASE("calibrate on the A100 log up to 16 MiB predicts the sizes from 64 MiB within 10 % median",
+          "[.][slow][calibrate]") {
+  const auto dir = collsim::testing::scratch_dir("calibrate_a100");
+  const auto params = (dir / "a100.json").string();
+  const std::vector<std::string> run{"dgx-a100", "--ranks", "8", "--collective", "allreduce"};
+  const auto fit = run_collsim(args({"calibrate", fixture("a100_80g_8gpu_mpi.txt"), "--max-size", "16M", "-o", params,
+                                     "--format", "json"}, run));
+  INFO(fit.err);
+  REQUIRE(fit.code == 0);
+  CHECK(nlohmann::json::parse(fit.out)["rows_fitted"] == 22);  // 8 B .. 16 MiB
+  const auto r = run_collsim(args({"compare", fixture("a100_80g_8gpu_mpi.txt"), "--params", params, "--format", "json"}, run));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(median_abs_error(nlohmann::json::parse(r.out), 64ull << 20) <= 10.0);
+}
+
+TEST_CASE("calibrate writes a parameter file that --params reads, and prints the fit", "[cli][calibrate]") {
+  const auto dir = collsim::testing::scratch_dir("calibrate_table");
+  const auto params = (dir / "p.json").string();
+  const auto fit = run_collsim({"calibrate", fixture("l40s_2gpu_ring.txt"), "--topology", "l40s-pcie", "--min-size", "1M",
+                                "--max-evaluations", "20", "-o", params});
+  INFO(fit.err);
+  REQUIRE(fit.code == 0);
+  CHECK_THAT(fit.out, Catch::Contains("fitted 8 of 25 rows") && Catch::Contains("link efficiency, pcie") &&
+                          Catch::Contains("step latency, ring pcie simple (us)") && Catch::Contains("wrote " + params));
+  const std::string text = collsim::testing::read_file(params);
+  CHECK_THAT(text, Catch::Contains("\"format\": \"collsim-params-1\"") && Catch::Contains("\"link_efficiency\"") &&
+                       Catch::Contains("\"base_latency\"") && Catch::Contains("\"step_latency\""));
+  // Only the file is left in the folder: the atomic write's temporary file is gone.
+  std::size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) files += e.is_regular_file() ? 1 : 0;
+  CHECK(files == 1);
+  // The same fit twice writes the same bytes (deterministic).
+  const auto again = (dir / "q.json").string();
+  REQUIRE(run_collsim({"calibrate", fixture("l40s_2gpu_ring.txt"), "--topology", "l40s-pcie", "--min-size", "1M",
+                       "--max-evaluations", "20", "-o", again})
+              .code == 0);
+  CHECK(collsim::testing::read_file(again) == text);
+  const auto s = collsim::testing::simulate_json({"l40s-pcie", "--ranks", "2", "--size", "1M", "--params", params});
+  CHECK(s["protocol_source"].get<std::string>().find("--params") != std::string::npos);
+}
+
+TEST_CASE("calibrate: bad input exits 2 with one line", "[cli][calibrate][errors]") {
+  const std::string log = fixture("l40s_2gpu_ring.txt");
+  const auto out = (collsim::testing::scratch_dir("calibrate_errors") / "p.json").string();
+  check_bad_input({"calibrate", log, "l40s-pcie"}, "-o: missing");
+  check_bad_input({"calibrate", log, "l40s-pcie", "-o", out, "--min-size", "1G"}, "no row");
+  check_bad_input({"calibrate", log, "l40s-pcie", "-o", out, "--max-size", "lots"}, "--max-size");
+  check_bad_input({"calibrate", log, "l40s-pcie", "-o", out, "--format", "csv"}, "--format");
+  check_bad_input({"calibrate", log, "l40s-pcie", "-o", out, "--max-evaluations", "0"}, "--max-evaluations");
+  check_bad_input({"calibrate", log, "l40s-pcie", "-o", out, "--ranks", "4"}, "--ranks");
+  check_bad_input({"compare", log, "l40s-pcie", "--plot", "chart.gif"}, "--plot");
 }

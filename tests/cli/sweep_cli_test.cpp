@@ -210,3 +210,20 @@ TEST_CASE("RFC 4180 fields: quoted when needed, read back exactly", "[cli][csv]"
   CHECK_THROWS_AS(split_csv_records("\"open"), CsvError);
   CHECK_THROWS_AS(parse_csv_record("a\"b"), CsvError);
 }
+
+TEST_CASE("sweep --params runs every row with the parameter file, as simulate --params does", "[cli][sweep]") {
+  // A parameter file as calibrate writes it: a Simple-only run with a 20 us base latency and PCIe at half rate.
+  const auto dir = scratch_dir("sweep_params");
+  const auto params = (dir / "p.json").string();
+  std::ofstream(params) << R"({"format": "collsim-params-1", "protocol": "simple", "link_efficiency": {"pcie": 0.5},
+                              "base_latency": {"ring": {"simple": "20us"}}})";
+  const auto r = run_collsim({"sweep", "l40s-pcie", "--ranks", "2", "--sizes", "1M", "--format", "json", "--params", params});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto row = nlohmann::json::parse(r.out);
+  const auto s = collsim::testing::simulate_json({"l40s-pcie", "--ranks", "2", "--size", "1M", "--params", params});
+  CHECK(row["time_ps"] == s["time_ps"]);
+  const auto plain = collsim::testing::simulate_json({"l40s-pcie", "--ranks", "2", "--size", "1M"});
+  CHECK(row["time_ps"] != plain["time_ps"]);
+  check_bad_input({"sweep", "l40s-pcie", "--sizes", "1M", "--params", (dir / "none.json").string()}, "none.json");
+}

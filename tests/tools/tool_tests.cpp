@@ -163,6 +163,24 @@ TEST_CASE("plot makes an SVG and a PNG from a sweep's CSV (gnuplot reads it unch
   CHECK(std::stoi(read_file(rows)) == 3 * 4 * 9);
 }
 
+TEST_CASE("compare --plot draws measured and predicted time of a real log", "[plot][compare]") {
+  require_program("gnuplot");
+  const auto dir = scratch_dir("compare_plot");
+  const auto svg = dir / "l40s.svg";
+  const auto r = run_collsim({"compare", std::string(COLLSIM_SOURCE_DIR) + "/tests/data/nccl-tests/l40s_2gpu_ring.txt",
+                              "l40s-pcie", "--plot", svg.string()});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("median |error| %") != std::string::npos);  // the table is still printed
+  const std::string s = read_file(svg);
+  CHECK(s.find("<svg") != std::string::npos);
+  CHECK(s.find("measured") != std::string::npos);  // a line per series, in the key
+  CHECK(s.find("predicted") != std::string::npos);
+  std::size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) files += e.is_regular_file() ? 1 : 0;
+  CHECK(files == 1);  // no temporary file left
+}
+
 TEST_CASE("plot errors name the column or file and exit 2", "[plot][errors]") {
   const auto dir = scratch_dir("plot_errors");
   const auto csv = dir / "s.csv";

@@ -18,6 +18,7 @@
 #include "topologies/load_json.hpp"
 #include "topologies/model_params.hpp"
 #include "topologies/nccl_tuning.hpp"
+#include "validation/nelder_mead.hpp"
 #include "validation/symbolic_replay.hpp"
 
 namespace {
@@ -103,6 +104,63 @@ TEST_CASE("channels split the buffer, set op.channel, and still compute the coll
   CHECK_THROWS_AS(algo::build_with_channels(registry.find(sched::Collective::AllGather, "ring"),
                                             {sched::Collective::AllGather, 4, 1000}, 2),
                   algo::AlgorithmError);
+}
+
+TEST_CASE("channels of a multi-host all-reduce cross between hosts through every GPU's NIC", "[fidelity]") {
+  // 2 hosts x 4 ranks, 8 channels: channel c rotates each host's block by c mod 4, so the ring's
+  // hop out of host 0 leaves from local rank (c + 3) mod 4 and enters host 1 at local rank c mod 4
+  // (ring order r -> r + 1: 3 -> 4 before the rotation). Over 4 channels each local rank is the
+  // exit once, as NCCL's rings use every NIC (NVIDIA/nccl#412).
+  const auto registry = algo::builtin_registry();
+  const auto& ring = registry.find(sched::Collective::AllReduce, "ring");
+  algo::Request r{sched::Collective::AllReduce, 8, 8 * 4096};
+  r.hosts = {0, 0, 0, 0, 1, 1, 1, 1};
+  const auto s = algo::build_with_channels(ring, r, 8);
+  CHECK_FALSE(validation::verify_symbolic(s).has_value());
+  std::set<std::pair<sched::Rank, sched::Rank>> crossings;
+  for (const auto& op : s.ops)
+    if (op.src / 4 != op.dst / 4 && op.channel < 4) crossings.insert({op.src, op.dst});
+  // Host 0 -> host 1: (3,4), (0,5), (1,6), (2,7); host 1 -> host 0: (7,0), (4,1), (5,2), (6,3).
+  const std::set<std::pair<sched::Rank, sched::Rank>> expected{{3, 4}, {0, 5}, {1, 6}, {2, 7},
+                                                               {7, 0}, {4, 1}, {5, 2}, {6, 3}};
+  CHECK(crossings == expected);
+  // Broadcast keeps its root where it is: no rotation.
+  algo::Request b{sched::Collective::Broadcast, 8, 8 * 4096, 2};
+  b.hosts = r.hosts;
+  const auto bs = algo::build_with_channels(registry.find(sched::Collective::Broadcast, "ring"), b, 4);
+  CHECK_FALSE(validation::verify_symbolic(bs).has_value());
+}
+
+TEST_CASE("Nelder-Mead finds the minimum of Rosenbrock's valley and of a quadratic bowl", "[fidelity][fit]") {
+  // Rosenbrock (1960): f = 100 (y - x²)² + (1 - x)², minimum 0 at (1, 1); the classic start (-1.2, 1).
+  const auto rosenbrock = [](std::span<const double> v) {
+    return 100 * (v[1] - v[0] * v[0]) * (v[1] - v[0] * v[0]) + (1 - v[0]) * (1 - v[0]);
+  };
+  validation::SimplexOptions o;
+  o.initial_step = 0.5;
+  o.max_evaluations = 2000;
+  o.tolerance = 1e-14;
+  const auto r = validation::nelder_mead(rosenbrock, {-1.2, 1.0}, o);
+  CHECK(r.x[0] == Approx(1.0).margin(1e-3));
+  CHECK(r.x[1] == Approx(1.0).margin(1e-3));
+  CHECK(r.value < 1e-6);
+  CHECK(r.evaluations <= 2000);
+  // (x - 3)² + 2 (y + 1)² + (z - 0.5)²: minimum 0 at (3, -1, 0.5).
+  const auto bowl = [](std::span<const double> v) {
+    return (v[0] - 3) * (v[0] - 3) + 2 * (v[1] + 1) * (v[1] + 1) + (v[2] - 0.5) * (v[2] - 0.5);
+  };
+  const auto q = validation::nelder_mead(bowl, {0, 0, 0}, o);
+  CHECK(q.x[0] == Approx(3).margin(1e-4));
+  CHECK(q.x[1] == Approx(-1).margin(1e-4));
+  CHECK(q.x[2] == Approx(0.5).margin(1e-4));
+  // Deterministic: the same start gives the same point and the same number of evaluations.
+  const auto again = validation::nelder_mead(bowl, {0, 0, 0}, o);
+  CHECK(again.x == q.x);
+  CHECK(again.evaluations == q.evaluations);
+  // The budget holds up to the last iteration's n + 2 evaluations.
+  o.max_evaluations = 10;
+  CHECK(validation::nelder_mead(rosenbrock, {-1.2, 1.0}, o).evaluations <= 10 + 2 + 2);
+  CHECK_THROWS_AS(validation::nelder_mead(bowl, {}, o), std::invalid_argument);
 }
 
 TEST_CASE("slicing turns a one-chunk chain into the pipelined alpha-per-slice form", "[fidelity]") {
@@ -239,10 +297,23 @@ TEST_CASE("bundled topologies: never below the bandwidth lower bound, busbw neve
       INFO(name << " " << size);
       CHECK(j["time_us"].get<double>() >= j["lower_bound_us"].get<double>());
       if (j["busbw_GBps"].is_null()) continue;
+      // The bottleneck link's rate; on a network link into a host, the rate of all that host's
+      // links from the same switch: a multi-host all-reduce's channels spread over the NICs
+      // (NCCL's rails, algorithms/channels.hpp), and every byte a ring moves between two hosts
+      // crosses that cut, so busbw is at most the host's NIC links together.
+      std::string from, to, type;
       double line = 0;
       for (const auto& l : j["links"])
-        if (l["from"].get<std::string>() + "->" + l["to"].get<std::string>() == j["bottleneck_link"])
+        if (l["from"].get<std::string>() + "->" + l["to"].get<std::string>() == j["bottleneck_link"]) {
+          from = l["from"], to = l["to"], type = l["type"];
           line = l["bandwidth_GBps"].get<double>();
+        }
+      if (type == "infiniband") {
+        const std::string host = to.substr(0, to.find('-') + 1);  // "n0-"
+        line = 0;
+        for (const auto& l : j["links"])
+          if (l["from"] == from && l["to"].get<std::string>().rfind(host, 0) == 0) line += l["bandwidth_GBps"].get<double>();
+      }
       CHECK(j["busbw_GBps"].get<double>() <= line);
     }
   }

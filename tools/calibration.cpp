@@ -1,0 +1,156 @@
+#include "tools/calibration.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "sim/op_costs.hpp"
+#include "topologies/routes.hpp"
+#include "validation/nelder_mead.hpp"
+
+namespace collsim::cli {
+namespace {
+
+using topo::LinkClass;
+
+// The link classes the fit can see: those of a step of the ring over the first `ranks` GPUs
+// (a rank's route to the next), and those of the routes' bottleneck links.
+struct Classes {
+  std::vector<LinkClass> steps;
+  std::vector<LinkClass> bottlenecks;
+};
+
+Classes ring_classes(const topo::Topology& t, std::uint32_t ranks) {
+  std::set<LinkClass> steps, bottlenecks;
+  const auto gpus = t.gpus();
+  topo::RouteCache routes(t);
+  for (std::uint32_t r = 0; ranks > 1 && r < ranks; ++r) {
+    const topo::Route& route = routes.get(gpus[r], gpus[(r + 1) % ranks]);
+    steps.insert(sim::route_class(t, route.links));
+    for (topo::LinkId l : route.links)
+      if (t.link(l).bandwidth == route.bottleneck) bottlenecks.insert(topo::link_class(t.link(l).type));
+  }
+  return {{steps.begin(), steps.end()}, {bottlenecks.begin(), bottlenecks.end()}};
+}
+
+Time scaled(Time t, double factor) { return Time{std::llround(static_cast<double>(t.count()) * factor)}; }
+
+// The search may wander far on a flat objective; the values it tries stay where a run is defined:
+// latency factors in [e^-7, e^7] (about 1/1000 to 1000), efficiencies in [1/1000, 1] (beyond 1 the
+// objective is flat and the search comes back).
+double factor(double ln_s) { return std::exp(std::clamp(ln_s, -7.0, 7.0)); }
+double efficiency(double ln_e) { return std::clamp(std::exp(ln_e), 1e-3, 1.0); }
+
+// The fitted variables (ln s, the latency factor, and ln e_c for every bottleneck class) as
+// parameters, over `base`.
+class Model {
+ public:
+  Model(topo::ModelParams base, Classes classes) : base_(std::move(base)), classes_(std::move(classes)) {}
+
+  // The start: factor 1, efficiencies as `base` has them.
+  std::vector<double> start() const {
+    std::vector<double> x(1, 0.0);
+    for (LinkClass c : classes_.bottlenecks) x.push_back(std::log(base_.link_efficiency_or_default(c)));
+    return x;
+  }
+
+  topo::ModelParams params(std::span<const double> x) const {
+    topo::ModelParams p;
+    p.protocol = base_.protocol.value_or(topo::ProtocolChoice::Auto);
+    for (std::size_t f = 0; f < topo::kFamilies; ++f)
+      for (std::size_t pr = 0; pr < topo::kProtocols; ++pr) {
+        const auto family = static_cast<topo::AlgoFamily>(f);
+        const auto protocol = static_cast<topo::Protocol>(pr);
+        p.base_latency[f][pr] = scaled(base_.base_latency_or_default(family, protocol), factor(x[0]));
+        for (std::size_t k = 0; k < classes_.steps.size(); ++k) {
+          const LinkClass c = classes_.steps[k];
+          p.step_latency[f][static_cast<std::size_t>(c)][pr] =
+              scaled(base_.step_latency_or_default(family, c, protocol), factor(x[0]));
+        }
+      }
+    for (std::size_t k = 0; k < classes_.bottlenecks.size(); ++k)
+      p.link_efficiency[static_cast<std::size_t>(classes_.bottlenecks[k])] = efficiency(x[1 + k]);
+    return p;
+  }
+
+  // What a person reads: the ring's LL and Simple latencies and the efficiencies.
+  std::vector<FittedValue> values(std::span<const double> x0, std::span<const double> x) const {
+    const topo::ModelParams a = params(x0), b = params(x);
+    std::vector<FittedValue> out;
+    const auto ring = topo::AlgoFamily::Ring;
+    for (auto pr : {topo::Protocol::LL, topo::Protocol::Simple})
+      out.push_back({fmt::format("base latency, ring {}", topo::protocol_name(pr)), "us",
+                     to_us(a.base_latency_or_default(ring, pr)), to_us(b.base_latency_or_default(ring, pr))});
+    for (LinkClass c : classes_.steps)
+      for (auto pr : {topo::Protocol::LL, topo::Protocol::Simple})
+        out.push_back({fmt::format("step latency, ring {} {}", topo::link_class_name(c), topo::protocol_name(pr)), "us",
+                       to_us(a.step_latency_or_default(ring, c, pr)), to_us(b.step_latency_or_default(ring, c, pr))});
+    for (LinkClass c : classes_.bottlenecks)
+      out.push_back({fmt::format("link efficiency, {}", topo::link_class_name(c)), "", a.link_efficiency_or_default(c),
+                     b.link_efficiency_or_default(c)});
+    return out;
+  }
+
+ private:
+  topo::ModelParams base_;
+  Classes classes_;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+Calibration calibrate(const LogRun& run, const CompareOptions& o, std::span<const validation::NcclRow> rows,
+                      std::size_t max_evaluations) {
+  const topo::Topology topology = run.topology.load();
+  topo::ModelParams base = topology.params();
+  if (!o.fidelity.params.empty()) base.merge(topo::load_model_params_file(o.fidelity.params));
+  const topo::ModelParams flags = flag_params(o.fidelity, false);
+  base.merge(flags);
+  const Model model(base, ring_classes(topology, run.ranks));
+
+  // The rows' errors under the parameters of x.
+  const auto errors = [&](std::span<const double> x, std::vector<double>* abs_pct) {
+    FidelityOptions fidelity = o.fidelity;
+    fidelity.fitted = model.params(x);
+    double sum = 0;
+    for (const auto& row : rows) {
+      const double predicted = to_us(predict_row(run, o, fidelity, row).time);
+      if (predicted <= 0) return std::numeric_limits<double>::infinity();
+      const double d = std::log(predicted) - std::log(row.time_us);
+      sum += d * d;
+      if (abs_pct) abs_pct->push_back(std::abs(100.0 * (predicted - row.time_us) / row.time_us));
+    }
+    return sum / static_cast<double>(rows.size());
+  };
+
+  const std::vector<double> x0 = model.start();
+  validation::SimplexOptions options;
+  options.initial_step = -0.3;  // lower latencies and efficiencies first: an efficiency above 1 is flat
+  options.max_evaluations = max_evaluations;
+  options.tolerance = 1e-7;
+  const auto fit = validation::nelder_mead([&](std::span<const double> x) { return errors(x, nullptr); }, x0, options);
+
+  Calibration c;
+  std::vector<double> start_pct, fitted_pct;
+  c.rms_log_error_start = std::sqrt(errors(x0, &start_pct));
+  c.rms_log_error = std::sqrt(errors(fit.x, &fitted_pct));
+  c.median_abs_error_start_pct = median(start_pct);
+  c.median_abs_error_pct = median(fitted_pct);
+  c.rows = rows.size();
+  c.evaluations = fit.evaluations;
+  c.values = model.values(x0, fit.x);
+  c.params = model.params(fit.x);
+  c.params.channels = flags.channels;
+  c.params.slice = flags.slice;
+  return c;
+}
+
+}  // namespace collsim::cli

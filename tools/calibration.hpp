@@ -1,0 +1,59 @@
+// Fitting the model parameters to an nccl-tests log (collsim calibrate, issue 4 point 7).
+//
+// What is fitted, starting from the parameters a run would use (the topology's, --params, the
+// flags; NCCL's constants where none is set):
+//   * one factor s on every latency: the base latencies (both families, every protocol) and the
+//     step latencies of every link class that a step of the ring over the log's ranks crosses;
+//   * the link efficiency e_c of each class c that holds a bottleneck of the ring's routes, in
+//     [0.001, 1] (latency factors stay in [e^-7, e^7]).
+// Why one latency factor: a log runs one N, and a ring all-reduce pays base + 2(N-1)·step, so
+// one log cannot tell the base from the step latency (nor one protocol's from another's); the fit
+// keeps NCCL's ratios between them (src/graph/tuning.cc, topologies/nccl_tuning.hpp) and moves
+// their level. That is what lets a fit on 2 GPUs predict 4 (tests/cli/compare_cli_test.cpp):
+// fitting base and step apart on the 2-GPU L40S log gave 12 % median error on the 4-GPU log,
+// one factor gives less than 10 %.
+// The objective is the mean of (ln predicted - ln measured)² over the fitted rows (least squares
+// on log time, so a 10 µs row weighs as much as a 10 ms one), minimised by Nelder-Mead
+// (validation/nelder_mead.hpp) over ln s and ln e_c, every prediction a full simulation by the
+// same path as `collsim compare`.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tools/log_run.hpp"
+#include "topologies/model_params.hpp"
+
+namespace collsim::cli {
+
+/// One fitted quantity, at the start and after the fit.
+struct FittedValue {
+  std::string name;  ///< e.g. "base latency, ring simple", "link efficiency, pcie"
+  std::string unit;  ///< "us" or "" (a ratio)
+  double start = 0;
+  double fitted = 0;
+};
+
+/// The outcome of a fit.
+struct Calibration {
+  /// What the parameter file holds: the fitted latencies and efficiencies, the protocol (auto
+  /// when no layer set one: without a protocol there is no latency to fit), and the channels and
+  /// slice that flags gave.
+  topo::ModelParams params;
+  std::vector<FittedValue> values;
+  std::size_t rows = 0;         ///< rows fitted
+  std::size_t evaluations = 0;  ///< objective evaluations (each simulates every fitted row)
+  double rms_log_error_start = 0;  ///< sqrt of the objective at the start
+  double rms_log_error = 0;        ///< ... after the fit
+  double median_abs_error_start_pct = 0;  ///< median |error| of the fitted rows at the start
+  double median_abs_error_pct = 0;        ///< ... after the fit
+};
+
+/// Fits `rows` (a non-empty subset of run.log.rows) of `run` with `o`'s algorithm and fidelity
+/// flags, in at most `max_evaluations` evaluations. Throws as predict_row does.
+Calibration calibrate(const LogRun& run, const CompareOptions& o, std::span<const validation::NcclRow> rows,
+                      std::size_t max_evaluations);
+
+}  // namespace collsim::cli

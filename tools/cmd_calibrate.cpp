@@ -1,0 +1,92 @@
+// collsim calibrate: fit the model parameters to an nccl-tests log (tools/calibration.hpp), write
+// them as a parameter file that --params reads, and print the fit.
+#include <limits>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "tools/atomic_file.hpp"
+#include "tools/calibration.hpp"
+#include "tools/cli.hpp"
+#include "tools/commands.hpp"
+#include "tools/log_run.hpp"
+#include "tools/options.hpp"
+
+namespace collsim::cli {
+namespace {
+
+std::string render_table(const CalibrateOptions& o, const LogRun& run, const Calibration& c) {
+  std::string out = fmt::format("{} ({}, {} ranks): fitted {} of {} rows in {} evaluations\n\n", o.compare.log,
+                                test_program(run), run.ranks, c.rows, run.log.rows.size(), c.evaluations);
+  out += fmt::format("  {:<36} {:>10} {:>10}\n", "parameter", "start", "fitted");
+  for (const auto& v : c.values) {
+    const std::string name = v.unit.empty() ? v.name : fmt::format("{} ({})", v.name, v.unit);
+    out += fmt::format("  {:<36} {:>10.4g} {:>10.4g}\n", name, v.start, v.fitted);
+  }
+  out += fmt::format("\n  rms of ln(predicted/measured): {:.4f} -> {:.4f}\n", c.rms_log_error_start, c.rms_log_error);
+  out += fmt::format("  median |error| of the fitted rows: {:.1f} % -> {:.1f} %\n", c.median_abs_error_start_pct,
+                     c.median_abs_error_pct);
+  out += fmt::format("  wrote {} (use it with --params)\n", o.output);
+  return out;
+}
+
+std::string render_json(const CalibrateOptions& o, const LogRun& run, const Calibration& c) {
+  nlohmann::ordered_json j;
+  j["log"] = o.compare.log;
+  j["test"] = test_program(run);
+  j["ranks"] = run.ranks;
+  j["rows"] = run.log.rows.size();
+  j["rows_fitted"] = c.rows;
+  j["evaluations"] = c.evaluations;
+  auto values = nlohmann::ordered_json::array();
+  for (const auto& v : c.values) values.push_back({{"name", v.name}, {"unit", v.unit}, {"start", v.start}, {"fitted", v.fitted}});
+  j["values"] = values;
+  j["rms_log_error"] = {{"start", c.rms_log_error_start}, {"fitted", c.rms_log_error}};
+  j["median_abs_error_pct"] = {{"start", c.median_abs_error_start_pct}, {"fitted", c.median_abs_error_pct}};
+  j["output"] = o.output;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace
+
+CLI::App* add_calibrate(CLI::App& app, CalibrateOptions& o) {
+  auto* cmd = app.add_subcommand(
+      "calibrate", "Fit base latency, step latency per link class and link efficiency to an nccl-tests log "
+                   "(least squares on log time) and write them as a parameter file for --params");
+  add_log_run_flags(*cmd, o.compare);
+  add_value(*cmd, "-o,--output", o.output, "The parameter file to write (JSON, \"format\": \"collsim-params-1\"; "
+                                           "written atomically)");
+  add_value(*cmd, "--min-size", o.min_size, "Fit only rows of at least this size (K/M/G = powers of 1024, KB/MB/GB of 1000)");
+  add_value(*cmd, "--max-size", o.max_size, "Fit only rows of at most this size (K/M/G = powers of 1024, KB/MB/GB of 1000)");
+  add_value(*cmd, "--max-evaluations", o.max_evaluations,
+            "Stop the fit after this many evaluations, each a simulation of every fitted row (default 150)");
+  add_value(*cmd, "--format", o.compare.format, "table (default) or json");
+  return cmd;
+}
+
+int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.compare.format != "table" && o.compare.format != "json")
+    throw UsageError(fmt::format("--format: found \"{}\", expected table or json", o.compare.format));
+  if (o.output.empty()) throw UsageError("-o: missing; expected the parameter file to write, e.g. -o calibrated.json");
+  const Bytes min_size = o.min_size.empty() ? 0 : parse_size_flag("--min-size", o.min_size);
+  const Bytes max_size =
+      o.max_size.empty() ? std::numeric_limits<Bytes>::max() : parse_size_flag("--max-size", o.max_size);
+  const std::size_t max_evaluations =
+      o.max_evaluations.empty() ? 150 : parse_count("--max-evaluations", o.max_evaluations, 1, 100000);
+  const LogRun run = open_log_run(o.compare);
+  std::vector<validation::NcclRow> rows;
+  for (const auto& r : run.log.rows)
+    if (r.size >= min_size && r.size <= max_size) rows.push_back(r);
+  if (rows.empty())
+    throw UsageError(fmt::format("--min-size/--max-size: no row of {} lies between {} and {} bytes; expected at least "
+                                 "one row to fit",
+                                 run.log.file, min_size, max_size));
+  const Calibration c = calibrate(run, o.compare, rows, max_evaluations);
+  const std::string text = topo::write_model_params_json(c.params);
+  write_file_atomically(o.output, [&](std::ostream& f) { f << text; });
+  run.topology.default_notice(err);
+  out << (o.compare.format == "json" ? render_json(o, run, c) : render_table(o, run, c));
+  return kExitOk;
+}
+
+}  // namespace collsim::cli

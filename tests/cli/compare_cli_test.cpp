@@ -281,9 +281,10 @@ TEST_CASE("calibrate on the 2-GPU L40S log predicts the 4-GPU log within 10 % me
   CHECK(median_abs_error(nlohmann::json::parse(r.out)) <= 10.0);
 }
 
-// Hidden from the default suite ("[.]"): the fit simulates 22 rows about 45 times on 8 ranks x 24
-// channels under the flow model, about a minute of CPU in Release (issue 7's engine work would bring
-// it in). Run it with: build/tests/collsim_tests "[slow]".
+// Hidden from Catch's default run ("[.]"): the fit simulates 22 rows about 45 times on 8 ranks x 24
+// channels under the flow model, about 20 s of CPU in Release. CTest runs it as its own entry
+// (tests/CMakeLists.txt, label slow) so it starts early beside the rest; by hand:
+// build/tests/collsim_tests "[slow]".
 TEST_CASE("calibrate on the A100 log up to 16 MiB predicts the sizes from 64 MiB within 10 % median",
           "[.][slow][calibrate]") {
   const auto dir = collsim::testing::scratch_dir("calibrate_a100");

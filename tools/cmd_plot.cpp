@@ -1,13 +1,9 @@
 // collsim plot: draw a sweep's CSV with gnuplot (reports/chart.hpp) into an SVG, PNG or PDF file.
-#include <fstream>
-#include <sstream>
-
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include "reports/chart.hpp"
 #include "reports/csv.hpp"
+#include "tools/atomic_file.hpp"
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
 
@@ -33,30 +29,20 @@ int run_plot(const PlotOptions& o) {
   } catch (const reports::ChartError& e) {
     throw UsageError(e.what());
   }
-  std::ifstream in(o.input, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("plot: {}: cannot be read: {}", o.input, std::strerror(errno)));
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = read_input_file("plot", o.input);
   reports::Table table;
   try {
-    table = reports::parse_table(text.str());
+    table = reports::parse_table(text);
   } catch (const reports::CsvError& e) {
     throw UsageError(fmt::format("plot: {}: {}", o.input, e.what()));
   }
   const reports::ChartSpec spec{o.x, o.y, o.by, o.facet, o.title};
-  // gnuplot writes a temporary file beside the chart (same extension, so the same terminal),
-  // renamed over it once complete: readers never see half a chart.
-  const auto temp = output.parent_path() / fmt::format(".{}.tmp-{}{}", output.filename().string(), ::getpid(),
-                                                       output.extension().string());
+  // gnuplot draws into a temporary file beside the chart, renamed over it once complete (readers
+  // never see half a chart), or straight into a device or FIFO (tools/atomic_file.hpp).
   try {
-    reports::render_chart(table, spec, temp);
-    std::filesystem::rename(temp, output);
+    write_output(output, [&](int fd) { reports::render_chart(table, spec, output, fd); });
   } catch (const reports::ChartError& e) {
-    std::filesystem::remove(temp);
     throw UsageError(e.what());
-  } catch (const std::filesystem::filesystem_error& e) {
-    std::filesystem::remove(temp);
-    throw OutputError(fmt::format("{}: cannot be written: {}", o.output, e.code().message()));
   }
   return kExitOk;
 }

@@ -6,14 +6,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <cstdio>
+#include <memory>
 #include <map>
 #include <optional>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -49,10 +50,22 @@ std::string axis_label(std::string_view column) {
 // Byte and count axes double from point to point in a sweep: base 2 puts a tick on each.
 bool base2(std::string_view column) { return column == "size_bytes" || column == "ranks" || column == "count"; }
 
+// `s` as an inert gnuplot string expression. gnuplot runs backquoted text as a shell command and
+// expands @macros on its command lines, but inside single quotes it does neither (gnuplot 5.4
+// manual, "Substitution"; checked with 5.4.4). A single quote cannot be written doubled: gnuplot
+// 5.4's scanner ends the string at the second of two doubled quotes in a row, and the text after
+// it runs as commands; so each ' is joined in as "'" ('a'."'".'b', a string expression that every
+// text gnuplot takes here accepts). Backquotes also become quotes, so that no gnuplot version can
+// hand one to a shell; control characters (a newline ends the command) become spaces.
 std::string gp_string(std::string_view s) {
-  std::string q = "\"";
-  for (char c : s) q += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
-  return q + "\"";
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'' || c == '`')
+      q += "'.\"'\".'";
+    else
+      q += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? ' ' : c;
+  }
+  return q + "'";
 }
 
 std::size_t column_index(const Table& t, std::string_view flag, std::string_view name) {
@@ -138,7 +151,8 @@ std::string chart_script(const Table& t, const ChartSpec& spec, const std::files
   if (xs.empty()) throw ChartError(fmt::format("--y: column {} has no number to draw", spec.y));
   for (auto& [key, p] : points) std::stable_sort(p.begin(), p.end());
 
-  std::string s = fmt::format("set terminal {}\nset output {}\n", chart_terminal(output), gp_string(output.string()));
+  // No file name in the script: gnuplot draws to its standard output, which render_chart opens.
+  std::string s = fmt::format("set terminal {}\nset output\n", chart_terminal(output));
   s += "set datafile separator whitespace\nset grid\nset key outside right top\nset pointsize 0.8\n";
   s += fmt::format("set xlabel {}\nset ylabel {}\n", gp_string(axis_label(spec.x)), gp_string(axis_label(spec.y)));
   if (wants_log(xs, 16)) {
@@ -193,42 +207,43 @@ bool gnuplot_available() {
   return false;
 }
 
-void render_chart(const Table& table, const ChartSpec& spec, const std::filesystem::path& output) {
+void render_chart(const Table& table, const ChartSpec& spec, const std::filesystem::path& output, int out_fd) {
   const std::string script = chart_script(table, spec, output);
   if (!gnuplot_available())
     throw ChartError("gnuplot: not found on the PATH; install it (Debian: apt-get install gnuplot-nox, as "
                      "tools/setup.sh does)");
-  // The script goes to gnuplot's standard input through a file; its messages to another file.
-  const auto dir = output.parent_path().empty() ? std::filesystem::path(".") : output.parent_path();
-  const auto base = dir / fmt::format(".{}.gnuplot-{}", output.filename().string(), ::getpid());
-  const std::string script_path = base.string() + ".gp";
-  const std::string log_path = base.string() + ".log";
-  {
-    std::ofstream f(script_path, std::ios::binary);
-    f << script;
-    if (!f.flush()) throw ChartError(fmt::format("{}: cannot be written", script_path));
-  }
+  // The script goes to gnuplot's standard input and its messages to its standard error through
+  // anonymous temporary files (tmpfile: no name to collide with, nothing left behind); the chart
+  // goes to its standard output, out_fd.
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::tmpfile(), &std::fclose), log(std::tmpfile(), &std::fclose);
+  if (!in || !log) throw ChartError(fmt::format("gnuplot: cannot make a temporary file: {}", std::strerror(errno)));
+  if (std::fwrite(script.data(), 1, script.size(), in.get()) != script.size() || std::fflush(in.get()) != 0 ||
+      std::fseek(in.get(), 0, SEEK_SET) != 0)
+    throw ChartError(fmt::format("gnuplot: cannot write its script to a temporary file: {}", std::strerror(errno)));
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, script_path.c_str(), O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, ::fileno(in.get()), STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, out_fd, STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, ::fileno(log.get()), STDERR_FILENO);
   char arg0[] = "gnuplot";
   char* argv[] = {arg0, nullptr};
   pid_t pid = 0;
   const int spawned = posix_spawnp(&pid, "gnuplot", &actions, nullptr, argv, environ);
   posix_spawn_file_actions_destroy(&actions);
-  int status = 0;
-  if (spawned == 0) ::waitpid(pid, &status, 0);
-  std::ifstream log(log_path);
-  std::string message, line;
-  // gnuplot echoes the failing command, marks the place, then says what is wrong: keep that last line.
-  while (std::getline(log, line))
-    if (line.find_first_not_of(" \t^") != std::string::npos) message = line;
-  std::filesystem::remove(script_path);
-  std::filesystem::remove(log_path);
   if (spawned != 0) throw ChartError(fmt::format("gnuplot: cannot be started: {}", std::strerror(spawned)));
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !std::filesystem::exists(output))
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  std::string message;
+  char line[4096];
+  std::rewind(log.get());
+  // gnuplot echoes the failing command, marks the place, then says what is wrong: keep that last line.
+  while (std::fgets(line, sizeof line, log.get())) {
+    std::string_view l(line);
+    while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) l.remove_suffix(1);
+    if (l.find_first_not_of(" \t^") != std::string_view::npos) message = l;
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw ChartError(fmt::format("gnuplot failed: {}", message.empty() ? "no message" : message));
 }
 

@@ -41,16 +41,18 @@ class ChartError : public std::runtime_error {
 /// The gnuplot terminal for `output`'s extension: .svg, .png, .pdf. Throws ChartError otherwise.
 std::string chart_terminal(const std::filesystem::path& output);
 
-/// The gnuplot script that draws `table` as `spec` says into `output` (data inline). Throws
-/// ChartError naming the column at fault.
+/// The gnuplot script that draws `table` as `spec` says, in the format of `output`'s extension, to
+/// gnuplot's standard output (data inline). Every text from the table or the spec is an inert
+/// single-quoted string: no backquote command or @macro of the input reaches gnuplot's command
+/// line. Throws ChartError naming the column at fault.
 std::string chart_script(const Table& table, const ChartSpec& spec, const std::filesystem::path& output);
 
 /// True when a `gnuplot` program is on the PATH.
 bool gnuplot_available();
 
-/// Runs gnuplot on chart_script(...), which writes `output` (directly: callers that need an atomic
-/// file render to a temporary name and rename it). Throws ChartError with gnuplot's first error
-/// line when it fails, or when gnuplot is missing.
-void render_chart(const Table& table, const ChartSpec& spec, const std::filesystem::path& output);
+/// Runs gnuplot on chart_script(table, spec, output), writing the chart to the open file descriptor
+/// `out_fd` (`output` only chooses the format; callers open the file, atomically or not). Throws
+/// ChartError with gnuplot's last error line when it fails, or when gnuplot is missing.
+void render_chart(const Table& table, const ChartSpec& spec, const std::filesystem::path& output, int out_fd);
 
 }  // namespace collsim::reports

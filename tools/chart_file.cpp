@@ -2,10 +2,9 @@
 
 #include <filesystem>
 
-#include <unistd.h>
-
 #include <fmt/format.h>
 
+#include "tools/atomic_file.hpp"
 #include "tools/cli.hpp"
 
 namespace collsim::cli {
@@ -33,18 +32,12 @@ void check_chart_file(std::string_view flag, const std::string& path) {
 void render_chart_atomically(std::string_view flag, const reports::Table& table, const reports::ChartSpec& spec,
                              const std::string& path) {
   const std::filesystem::path output(path);
-  // Same extension as the chart, so gnuplot picks the same terminal.
-  const auto temp = output.parent_path() / fmt::format(".{}.tmp-{}{}", output.filename().string(), ::getpid(),
-                                                       output.extension().string());
+  // gnuplot draws into a temporary file beside the chart, renamed over it once complete (readers
+  // never see half a chart), or straight into a device or FIFO (tools/atomic_file.hpp).
   try {
-    reports::render_chart(table, spec, temp);
-    std::filesystem::rename(temp, output);
+    write_output(output, [&](int fd) { reports::render_chart(table, spec, output, fd); });
   } catch (const reports::ChartError& e) {
-    std::filesystem::remove(temp);
     throw UsageError(for_flag(flag, e));
-  } catch (const std::filesystem::filesystem_error& e) {
-    std::filesystem::remove(temp);
-    throw OutputError(fmt::format("{}: cannot be written: {}", path, e.code().message()));
   }
 }
 

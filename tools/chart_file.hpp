@@ -1,6 +1,6 @@
 // Writing a chart file for a command (`plot`, `compare --plot`): the file type is checked before
-// any work, gnuplot renders to a temporary name beside the file, which is renamed over it once
-// complete, so readers never see half a chart.
+// any work, gnuplot renders into a temporary file beside the chart, which is renamed over it once
+// complete, so readers never see half a chart (a device or FIFO is written directly).
 #pragma once
 
 #include <string>

@@ -1,8 +1,10 @@
 // collsim merge: join the shard files of a sweep (--shard I/K) into the file one unsharded run
 // writes: one header, the rows in their order (by the row column).
+#include <algorithm>
 #include <charconv>
-#include <fstream>
 #include <map>
+#include <numeric>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -16,14 +18,6 @@
 namespace collsim::cli {
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("merge: {}: cannot be read: {}", path, std::strerror(errno)));
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::uint64_t row_number(const std::string& path, std::size_t record, std::string_view text) {
   std::uint64_t v = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -31,6 +25,44 @@ std::uint64_t row_number(const std::string& path, std::size_t record, std::strin
     throw UsageError(fmt::format("merge: {} record {}: found row \"{}\", expected a row number (a file of collsim sweep)",
                                  path, record, text));
   return v;
+}
+
+// Refuses a merge that leaves out a shard. Shard I of K holds rows I, I+K, I+2K, ... less the rows
+// an algorithm could not run (which no file holds), so the gaps between the rows of one file are
+// multiples of K and their gcd over all files, g, is K or (only when whole rows are skipped in a
+// pattern) a multiple of it. The files are complete when they are K = g shards that hold every
+// residue mod g, or when the n files given are the n shards of a sweep with rows skipped (each file
+// one residue mod n, all residues present; then g is a multiple of n). A shard whose rows were all
+// skipped holds none and may stand for one missing residue. A single file, or files with at most
+// one row each, cannot show a gap and pass.
+void check_all_shards(const std::vector<std::vector<std::uint64_t>>& file_rows) {
+  std::uint64_t g = 0;
+  std::size_t empty = 0;
+  for (const auto& rows : file_rows) {
+    empty += rows.empty() ? 1 : 0;
+    for (std::size_t i = 1; i < rows.size(); ++i) g = std::gcd(g, rows[i] - rows[i - 1]);
+  }
+  if (g < 2) return;
+  const std::uint64_t n = file_rows.size();
+  // The residues mod m that the files hold; false when one file holds two (so m is not the shard count).
+  const auto residues = [&](std::uint64_t m, std::set<std::uint64_t>& out) {
+    for (const auto& rows : file_rows)
+      for (std::uint64_t r : rows) {
+        if (r % m != rows.front() % m) return false;
+        out.insert(r % m);
+      }
+    return true;
+  };
+  std::set<std::uint64_t> by_files;
+  if (g % n == 0 && residues(n, by_files) && by_files.size() + empty == n) return;
+  std::set<std::uint64_t> held;
+  residues(g, held);
+  if (held.size() + empty >= g) return;
+  std::uint64_t first = 0;
+  while (held.count(first) != 0) ++first;
+  throw UsageError(fmt::format("merge: no file holds row {} (rows {}, {}, ... of shard {}/{}): {} of {} shard(s) are "
+                               "missing; expected every shard's file of the sweep",
+                               first, first, first + g, first, g, g - held.size() - empty, g));
 }
 
 }  // namespace
@@ -47,9 +79,10 @@ int run_merge(const MergeOptions& o, std::ostream& out) {
   std::optional<std::string> header;
   bool json = false;
   std::map<std::uint64_t, std::pair<std::string, std::string>> rows;  // row -> (record, file)
+  std::vector<std::vector<std::uint64_t>> file_rows(o.shards.size());  // each file's rows, in file order
   for (std::size_t f = 0; f < o.shards.size(); ++f) {
     const std::string& path = o.shards[f];
-    const std::string text = read_file(path);
+    const std::string text = read_input_file("merge", path);
     const bool is_json = !text.empty() && text.front() == '{';
     if (f > 0 && is_json != json)
       throw UsageError(fmt::format("merge: {} is {}, but {} is {}; expected shards of one sweep", path,
@@ -87,12 +120,15 @@ int run_merge(const MergeOptions& o, std::ostream& out) {
         }
         row = row_number(path, r + 1, fields.front());
       }
+      file_rows[f].push_back(row);
       const auto [it, added] = rows.try_emplace(row, records[r], path);
       if (!added)
         throw UsageError(fmt::format("merge: row {} is in both {} and {}; expected each shard once", row, it->second.second,
                                      path));
     }
   }
+  for (auto& r : file_rows) std::sort(r.begin(), r.end());
+  check_all_shards(file_rows);
   const auto write = [&](std::ostream& s) {
     if (header) s << *header << "\n";
     for (const auto& [row, record] : rows) s << record.first << "\n";

@@ -1,7 +1,4 @@
 // collsim plot: draw a sweep's CSV with gnuplot (reports/chart.hpp) into an SVG, PNG or PDF file.
-#include <fstream>
-#include <sstream>
-
 #include <fmt/format.h>
 
 #include "reports/chart.hpp"
@@ -27,13 +24,10 @@ CLI::App* add_plot(CLI::App& app, PlotOptions& o) {
 
 int run_plot(const PlotOptions& o) {
   check_chart_file("", o.output);  // a wrong file type is reported before any reading
-  std::ifstream in(o.input, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("plot: {}: cannot be read: {}", o.input, std::strerror(errno)));
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = read_input_file("plot", o.input);
   reports::Table table;
   try {
-    table = reports::parse_table(text.str());
+    table = reports::parse_table(text);
   } catch (const reports::CsvError& e) {
     throw UsageError(fmt::format("plot: {}: {}", o.input, e.what()));
   }

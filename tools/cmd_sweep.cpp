@@ -257,12 +257,17 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
   spec.resume = o.resume;
   spec.threads = threads;
   spec.progress = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
+  // A whole sweep with no row to show is an error, not a file with a header only; a shard with none
+  // is not (the other shards may hold rows, and merge needs its file).
+  spec.need_a_row = shards == 1;
   const SweepRunReport report = run_jobs(spec, run_one, out, err);
   if (report.skipped > 0) {
     const Job& j = jobs[mine[*report.first_skipped]];
-    err << fmt::format("collsim: sweep: skipped {} row(s) that an algorithm cannot run, first {} on {} ranks of {}: {}\n",
-                       report.skipped, j.algorithm->name, j.ranks, topologies[j.topology].topology.name(),
-                       report.first_skip_reason);
+    const std::string first = fmt::format("first {} on {} ranks of {}: {}", j.algorithm->name, j.ranks,
+                                          topologies[j.topology].topology.name(), report.first_skip_reason);
+    if (report.signal == 0 && spec.need_a_row && report.skipped == spec.count)
+      throw UsageError(fmt::format("sweep: every row ({}) is one an algorithm cannot run, {}", report.skipped, first));
+    err << fmt::format("collsim: sweep: skipped {} row(s) that an algorithm cannot run, {}\n", report.skipped, first);
   }
   if (report.signal > 0) {
     err << fmt::format("collsim: sweep stopped by signal {}; {} of {} rows are kept in {}; run the same command with "

@@ -1,6 +1,11 @@
 #include "tools/options.hpp"
 
+#include <cerrno>
 #include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -199,6 +204,18 @@ std::uint32_t parse_count(std::string_view flag, std::string_view text, std::uin
   if (text.empty() || ec != std::errc() || ptr != end || v < min || v > max)
     throw UsageError(fmt::format("{}: found \"{}\", expected a whole number from {} to {}", flag, text, min, max));
   return static_cast<std::uint32_t>(v);
+}
+
+std::string read_input_file(std::string_view command, const std::string& path) {
+  // An ifstream opens a directory and reads nothing from it, which would pass for an empty file.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw UsageError(fmt::format("{}: {}: is a directory, expected a file", command, path));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(fmt::format("{}: {}: cannot be read: {}", command, path, std::strerror(errno)));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace collsim::cli

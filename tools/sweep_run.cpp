@@ -179,7 +179,14 @@ SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome
   std::atomic<std::size_t> next{0};
   std::optional<std::pair<std::size_t, std::exception_ptr>> failure;
   bool write_failed = false;
-  if (!spec.output) out << spec.header;
+  // Standard output gets the header with the first record (or at the end), so a sweep that fails
+  // for having no row to show prints nothing.
+  bool header_out = false;
+  const auto print = [&](const std::string& record) {
+    if (!header_out) out << spec.header;
+    header_out = true;
+    out << record;
+  };
 
   StopSignals signals;
   const auto worker = [&] {
@@ -205,7 +212,7 @@ SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome
       ++done;
       if (!spec.output)
         for (; printed < spec.count && outcomes[printed]; ++printed)
-          if (!outcomes[printed]->skipped) out << outcomes[printed]->text;
+          if (!outcomes[printed]->skipped) print(outcomes[printed]->text);
       changed.notify_all();
     }
     std::lock_guard lock(mutex);
@@ -249,13 +256,16 @@ SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome
       ++report.skipped;
     }
   report.signal = g_stop_signal.load();
+  const bool no_row = report.signal == 0 && spec.need_a_row && spec.count > 0 && report.skipped == spec.count;
+  if (!spec.output && !no_row) print("");  // the header, if no record brought it
   if (report.signal != 0) return report;
   if (spec.output) {
-    write_file_atomically(*spec.output, [&](std::ostream& s) {
-      s << spec.header;
-      for (const auto& o : outcomes)
-        if (!o->skipped) s << o->text;
-    });
+    if (!no_row)
+      write_file_atomically(*spec.output, [&](std::ostream& s) {
+        s << spec.header;
+        for (const auto& o : outcomes)
+          if (!o->skipped) s << o->text;
+      });
     std::filesystem::remove(report.partial);
   }
   return report;

@@ -29,6 +29,7 @@ struct SweepRunSpec {
   bool resume = false;      ///< continue from the partial file (needs `output`)
   unsigned threads = 1;     ///< >= 1
   bool progress = false;    ///< draw a progress bar on the error stream (for a terminal)
+  bool need_a_row = false;  ///< when jobs ran and all were skipped, write nothing, not even the header (the caller fails)
 };
 
 /// What run_jobs did.

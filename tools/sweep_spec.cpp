@@ -61,8 +61,9 @@ std::vector<Bytes> size_range(std::string_view min, std::string_view max, std::s
     sizes.push_back(s);
     if (sizes.size() > limit)
       throw UsageError(fmt::format("-b/-e: more than {} sizes; expected a larger -f or -i", limit));
-    // Stop before the next step would pass MAX (or overflow 64 bits).
-    if (inc > 0 ? hi - s < inc : s > hi / f) break;
+    // Stop at MAX (-b 0 -e 0: 0 times a factor stays 0), or before the next step would pass it
+    // (or overflow 64 bits).
+    if (s == hi || (inc > 0 ? hi - s < inc : s > hi / f)) break;
     s = inc > 0 ? s + inc : s * f;
     if (s > hi) break;
   }

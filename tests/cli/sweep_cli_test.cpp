@@ -128,6 +128,30 @@ TEST_CASE("sweep --shard I/3 then merge gives the unsharded file", "[cli][sweep]
   }
   // The same shard twice is an error, not a file with doubled rows.
   check_bad_input({"merge", (dir / "part0.csv").string(), (dir / "part0.csv").string()}, "in both");
+  // A shard left out is an error, not a file with rows missing (kSmall skips some rows, so the
+  // shards' row numbers have gaps of their own): shard 2/3 holds rows 2, 5, ...
+  for (const std::string format : {"csv", "json"})
+    check_bad_input({"merge", (dir / ("part0." + format)).string(), (dir / ("part1." + format)).string()},
+                    "row 2 (rows 2, 5, ... of shard 2/3)");
+  check_bad_input({"merge", (dir / "part2.csv").string(), (dir / "part1.csv").string()}, "shard 0/3");
+  check_bad_input({"merge", dir.string()}, "is a directory");
+}
+
+TEST_CASE("sweep where an algorithm cannot run any row exits 2 with the reason, writing no file", "[cli][sweep][errors]") {
+  // Tree all-reduce with 1-byte chunks of 1 MiB is over the chunk limit: every row is skipped.
+  const auto dir = scratch_dir("all_skipped");
+  const auto out = dir / "out.csv";
+  check_bad_input({"sweep", "--sizes", "1M", "--chunk-size", "1", "--algorithms", "tree", "-o", out.string()},
+                  "first tree on 8 ranks");
+  CHECK_FALSE(std::filesystem::exists(out));
+  CHECK_FALSE(std::filesystem::exists(dir / ".out.csv.partial"));
+  check_bad_input({"sweep", "--sizes", "1M", "--chunk-size", "1", "--algorithms", "tree"}, "every row");
+  // Some rows skipped: exit 0, the note on stderr (and a shard with none left is not an error).
+  const auto some = run_collsim({"sweep", "--sizes", "1K,1M", "--chunk-size", "1", "--algorithms", "tree"});
+  INFO(some.err);
+  CHECK(some.code == 0);
+  CHECK_THAT(some.err, Catch::Contains("skipped 1 row(s)"));
+  CHECK(run_collsim({"sweep", "--sizes", "1M", "--chunk-size", "1", "--algorithms", "tree", "--shard", "0/2"}).code == 0);
 }
 
 TEST_CASE("sweep --resume finishes a partial file into the file of an uninterrupted run", "[cli][sweep][resume]") {
@@ -197,6 +221,9 @@ TEST_CASE("sweep lists: A..B is the powers of two, sizes follow nccl-tests -b/-e
   CHECK(f.back() == (std::uint64_t{1} << 27));
   CHECK(size_range("1K", "4K", "", "1K", 1000) == std::vector<collsim::Bytes>{1024, 2048, 3072, 4096});
   CHECK(size_range("1M", "", "", "", 1000) == std::vector<collsim::Bytes>{1u << 20});
+  // -b 0 -e 0 is the one size 0 (0 times a factor stays 0: not "more than LIMIT sizes").
+  CHECK(size_range("0", "0", "", "", 1000) == std::vector<collsim::Bytes>{0});
+  CHECK(size_range("0", "2", "", "1", 1000) == std::vector<collsim::Bytes>{0, 1, 2});
 }
 
 TEST_CASE("RFC 4180 fields: quoted when needed, read back exactly", "[cli][csv]") {

@@ -3,7 +3,14 @@
 
 #include <fstream>
 
+#include <atomic>
+#include <chrono>
 #include <map>
+#include <thread>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -72,6 +79,12 @@ void check_against_report(const nlohmann::json& report, const nlohmann::json& tr
   }
 }
 
+// `args` followed by `path`.
+std::vector<std::string> with_path(std::vector<std::string> args, const std::filesystem::path& path) {
+  args.push_back(path.string());
+  return args;
+}
+
 }  // namespace
 
 TEST_CASE("simulate --trace: per link the slices' bytes add up to the link's total", "[cli][trace]") {
@@ -132,4 +145,55 @@ TEST_CASE("topo --format json is the normalised topology, which loads back to it
   // dgx-a100: 300 GB/s per direction = 2.4e12 b/s, 300 ns per link (its file's description).
   CHECK(j["links"][0]["bandwidth"] == "2400000000000b/s");
   CHECK(j["links"][0]["latency"] == "300000ps");
+}
+
+TEST_CASE("output files: a FIFO is written through, a symlink's target replaced with the link kept", "[cli][output]") {
+  const auto dir = scratch_dir("output_kinds");
+  const std::vector<std::string> run{"simulate", "--gpus", "2", "--fabric", "switch", "--size", "8", "--trace"};
+  // A FIFO stays a FIFO and its reader gets the whole trace (replacing it with a regular file, as
+  // a temporary file renamed over it would, leaves the reader with nothing). The read end is
+  // opened without blocking first, so a broken writer cannot hang the test.
+  const auto fifo = dir / "trace.fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const int fd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  REQUIRE(fd >= 0);
+  std::atomic<bool> done = false;
+  int code = -1;
+  std::thread writer([&] {
+    code = run_collsim(with_path(run, fifo)).code;
+    done = true;
+  });
+  std::string text;
+  for (char buf[4096];;) {
+    const bool finished = done;  // read before draining, so nothing written before it is lost
+    const ::ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) {
+      text.append(buf, static_cast<std::size_t>(n));
+    } else if (finished) {
+      break;
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  writer.join();
+  ::close(fd);
+  CHECK(code == 0);
+  CHECK(std::filesystem::is_fifo(std::filesystem::symlink_status(fifo)));
+  const auto trace = nlohmann::json::parse(text, nullptr, false);
+  REQUIRE_FALSE(trace.is_discarded());
+  CHECK(trace["traceEvents"].is_array());
+
+  // A symlink to a regular file: the file gets the trace, the link stays a link to it.
+  const auto target = dir / "real.json";
+  std::ofstream(target) << "old";
+  const auto link = dir / "link.json";
+  std::filesystem::create_symlink("real.json", link);
+  REQUIRE(run_collsim(with_path(run, link)).code == 0);
+  CHECK(std::filesystem::is_symlink(link));
+  CHECK(std::filesystem::read_symlink(link) == "real.json");
+  CHECK(nlohmann::json::parse(read_file(target))["traceEvents"].is_array());
+  // Nothing else is left in the folder (no temporary file).
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
+  CHECK(entries == 3);
 }

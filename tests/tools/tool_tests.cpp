@@ -15,6 +15,8 @@
 #include <cstdlib>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "reports/chart.hpp"
 #include "tests/cli/cli_harness.hpp"
 
@@ -189,6 +191,40 @@ TEST_CASE("plot errors name the column or file and exit 2", "[plot][errors]") {
                                  "nosuch");
   collsim::testing::check_bad_input({"plot", csv.string(), "--x", "a", "--y", "b", "-o", (dir / "c.gif").string()},
                                  "c.gif");
+}
+
+TEST_CASE("plot puts no text of its input on gnuplot's command line: backquotes and @macros stay text", "[plot]") {
+  require_program("gnuplot");
+  const auto dir = scratch_dir("plot_inert");
+  // gnuplot runs `...` as a shell command and expands @name on its command lines, and its 5.4
+  // scanner ends a single-quoted string at doubled quotes in a row; a title, a CSV field (a legend
+  // entry) or a facet value holding them must draw as text and run nothing.
+  const auto pwned = [&](int i) { return (dir / fmt::format("pwned{}", i)).string(); };
+  const auto csv = dir / "s.csv";
+  std::ofstream(csv) << "size_bytes,busbw_GBps,algorithm,ranks\n"
+                     << "1024,1.5,\"x`touch " << pwned(1) << "`\",2\n"
+                     << "2048,2.5,\"y'`touch " << pwned(2) << "`'\",2\n"
+                     << "3072,3.0,w''''; system('touch " << pwned(6) << "') #,2\n"
+                     << "4096,3.5,\"z\n`touch " << pwned(3) << "`\nprint 1\",\"@GPVAL_PWD`touch " << pwned(4) << "`\"\n";
+  const auto svg = dir / "c.svg";
+  const auto r = run_collsim({"plot", csv.string(), "--title", "t`touch " + pwned(5) + "` @GPVAL_PWD", "-o", svg.string()});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(read_file(svg).find("<svg") != std::string::npos);
+  const auto faceted = run_collsim({"plot", csv.string(), "--facet", "ranks", "-o", svg.string()});
+  INFO(faceted.err);
+  REQUIRE(faceted.code == 0);
+  for (int i = 1; i <= 6; ++i) CHECK_FALSE(std::filesystem::exists(pwned(i)));
+}
+
+TEST_CASE("plot output errors exit 74 naming the chart, not a temporary file", "[plot][errors]") {
+  const auto dir = scratch_dir("plot_output");
+  const auto csv = dir / "s.csv";
+  std::ofstream(csv) << "size_bytes,busbw_GBps\n1,2\n";
+  const auto r = run_collsim({"plot", csv.string(), "-o", "/nonexistent/x.svg"});
+  CHECK(r.code == 74);
+  CHECK_THAT(r.err, Catch::Contains("/nonexistent/x.svg") && !Catch::Contains(".tmp"));
+  collsim::testing::check_bad_input({"plot", dir.string(), "-o", (dir / "c.svg").string()}, "is a directory");
 }
 
 TEST_CASE("Python's csv module reads the sweep's CSV unchanged", "[csv][python]") {

@@ -187,11 +187,17 @@ CLI::App* add_validate(CLI::App& app, ValidateOptions& o) {
 int run_validate(const ValidateOptions& o, std::ostream& out, std::ostream& err) {
   const auto registry = algo::builtin_registry();
   const Request r = check_flags(o, registry);
+  // A given topology and --ranks are checked before any GPU is looked for: bad input exits 2, not 3.
+  std::optional<topo::Topology> given;
+  if (!o.topology.empty()) given = o.topology.load();
+  if (!o.ranks.empty())
+    (void)parse_count("--ranks", o.ranks, 1,
+                      given ? static_cast<std::uint32_t>(given->gpus().size()) : std::numeric_limits<std::uint32_t>::max());
   const cuda::Probe probe = require_gpu("validate");
 
   const topo::Topology topology =
-      o.topology.empty() ? topo::parse_topology_json(cuda::detect_topology_json(probe, r.ranks_per_gpu), "detected", "detected")
-                         : o.topology.load();
+      given ? std::move(*given)
+            : topo::parse_topology_json(cuda::detect_topology_json(probe, r.ranks_per_gpu), "detected", "detected");
   const auto gpus = topology.gpus();
   std::uint32_t ranks = static_cast<std::uint32_t>(gpus.size());
   if (!o.ranks.empty()) ranks = parse_count("--ranks", o.ranks, 1, static_cast<std::uint32_t>(gpus.size()));

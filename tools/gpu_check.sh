@@ -13,7 +13,9 @@ if [ ! -x "$bin" ]; then
     cmake --build build -j"$(nproc)" --target collsim >/dev/null || exit 1
 fi
 { nvidia-smi; nvidia-smi topo -m; ldd "$bin"; } >"$out/machine.txt" 2>&1
-"$bin" topo --detect --ranks-per-gpu 8 >"$out/topology-8-per-gpu.json" 2>"$out/topo-detect.err"
+# Kept only when detection succeeds, so a failed one leaves no empty topology file.
+"$bin" topo --detect --ranks-per-gpu 8 >"$out/.topology.tmp" 2>"$out/topo-detect.err" &&
+  mv "$out/.topology.tmp" "$out/topology-8-per-gpu.json" || rm -f "$out/.topology.tmp"
 status=0
 for algorithm in ring tree; do
   "$bin" validate --algorithm "$algorithm" --ranks 8 --ranks-per-gpu 8 -b 1M -e 1G -f 2 2>&1 |

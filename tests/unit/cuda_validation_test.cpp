@@ -269,6 +269,11 @@ TEST_CASE("validate and topo --detect check their flags first, then exit 3 with 
                   "--nccl: NCCL has no alltoall");
   check_bad_input({"validate", "--size", "1M", "--nccl", "--ranks-per-gpu", "8"}, "--nccl: NCCL runs one rank per GPU");
   check_bad_input({"validate", "--size", "1M", "-b", "1M"}, "--size: given with -b");
+  // Topology and rank flags are input too: checked before any GPU is looked for (exit 2, not 3).
+  check_bad_input({"validate", "--size", "1M", "--ranks", "0"}, "--ranks");
+  check_bad_input({"validate", "--size", "1M", "--gpus", "4", "--fabric", "bogus"}, "--fabric");
+  check_bad_input({"validate", "--size", "1M", "no-such-topology"}, "no-such-topology");
+  check_bad_input({"validate", "--size", "1M", "--gpus", "4", "--fabric", "switch", "--ranks", "5"}, "--ranks");
   check_bad_input({"topo", "--ranks-per-gpu", "2"}, "--ranks-per-gpu: given without --detect");
   check_bad_input({"topo", "--detect", "dgx-a100"}, "--detect: given with a topology");
   if (!cuda::probe().devices.empty()) return;  // a GPU machine: the GPU tests cover the rest

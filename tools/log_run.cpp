@@ -84,8 +84,20 @@ SimulateOptions row_request(const CompareOptions& o, const TopologyOptions& topo
   s.algorithm.collective = std::string(sched::collective_name(c));
   s.size = std::to_string(row.size);
   s.ranks = std::to_string(ranks);
-  // nccl-tests prints root -1 where it does not apply; broadcast and reduce run from the printed root.
-  if ((c == sched::Collective::Broadcast || c == sched::Collective::Reduce) && row.root && *row.root >= 0) {
+  // nccl-tests prints root -1 where it does not apply and redop "none" for the collectives that do
+  // not reduce (src/common.cu); a row that says otherwise belongs to another collective.
+  const bool rooted = c == sched::Collective::Broadcast || c == sched::Collective::Reduce;
+  const bool reduces =
+      c == sched::Collective::AllReduce || c == sched::Collective::Reduce || c == sched::Collective::ReduceScatter;
+  const auto name = sched::collective_name(c);
+  if (row.root && (*row.root >= 0) != rooted)
+    throw UsageError(fmt::format("{}:{}: found root {}, expected {} for --collective {}", file, row.line, *row.root,
+                                 rooted ? "a rank" : "-1", name));
+  if (!row.redop.empty() && (row.redop != "none") != reduces)
+    throw UsageError(fmt::format("{}:{}: found redop {}, expected {} for --collective {}", file, row.line, row.redop,
+                                 reduces ? "sum, prod, min, max or avg" : "none", name));
+  // Broadcast and reduce run from the printed root.
+  if (rooted && row.root && *row.root >= 0) {
     if (*row.root >= ranks)
       throw UsageError(fmt::format("{}:{}: found root {}, expected a rank below {}", file, row.line, *row.root, ranks));
     s.algorithm.root = std::to_string(*row.root);

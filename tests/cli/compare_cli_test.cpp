@@ -181,6 +181,13 @@ TEST_CASE("compare: a log with only result rows needs --ranks and --collective",
   check_bad_input({"compare", a100, "dgx-a100", "--ranks", "0", "--collective", "allreduce"}, "--ranks: found \"0\"");
   check_bad_input({"compare", a100, "dgx-a100", "--ranks", "16", "--collective", "allreduce"},
                   "ran on 16 ranks, but topology dgx-a100 has only 8 GPUs");
+  // The rows say what they are (all-reduce: redop sum, root -1, as nccl-tests prints them), so a
+  // --collective they contradict is refused rather than compared.
+  const std::string rows = fixture("h100_2node_16gpu_ring_ctas24.txt");
+  check_bad_input({"compare", rows, "dgx-h100-2node-ib400", "--ranks", "16", "--collective", "broadcast"},
+                  "found root -1, expected a rank for --collective broadcast");
+  check_bad_input({"compare", rows, "dgx-h100-2node-ib400", "--ranks", "16", "--collective", "allgather"},
+                  "found redop sum, expected none for --collective allgather");
 }
 
 TEST_CASE("compare: other bad input exits 2 with one line", "[cli][compare][errors]") {

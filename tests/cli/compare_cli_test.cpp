@@ -141,6 +141,10 @@ TEST_CASE("compare runs every real log on its bundled machine", "[cli][compare]"
     CHECK(j["summary"][3]["band"] == "all");
     CHECK(j["summary"][3]["rows"] == c.rows);
     for (const auto& row : j["rows"]) CHECK(row["predicted_us"].get<double>() > 0);
+    // Issue 4's targets, uncalibrated: median |error| <= 15 % above 16 MiB (band 2) and <= 30 % over
+    // all rows, against these real measurements.
+    CHECK(j["summary"][2]["median_abs_error_pct"].get<double>() <= 15.0);
+    CHECK(j["summary"][3]["median_abs_error_pct"].get<double>() <= 30.0);
   }
 }
 

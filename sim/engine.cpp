@@ -1,6 +1,8 @@
 #include "sim/engine.hpp"
 
+#include <limits>
 #include <stdexcept>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -22,6 +24,21 @@ class Events final : public net::WakeQueue {
   EventQueue<Event> queue;
 };
 
+// One distinct node per rank, participants on GPUs (run()'s preconditions). A hash set of the
+// nodes: at N = 16,384 a pairwise check would be 1.3e8 comparisons.
+void check_mapping(const sched::Schedule& header, const topo::Topology& topology,
+                   std::span<const topo::NodeId> rank_to_gpu) {
+  std::unordered_map<topo::NodeId, std::size_t> rank_on;
+  for (std::size_t r = 0; r < rank_to_gpu.size(); ++r) {
+    if (rank_to_gpu[r] >= topology.nodes().size())
+      throw std::invalid_argument(fmt::format("engine: rank {} is mapped to no node", r));
+    if (r < header.nranks && topology.node(rank_to_gpu[r]).type != topo::NodeType::Gpu)
+      throw std::invalid_argument(fmt::format("engine: rank {} is not mapped to a GPU", r));
+    const auto [it, added] = rank_on.try_emplace(rank_to_gpu[r], r);
+    if (!added) throw std::invalid_argument(fmt::format("engine: ranks {} and {} share a GPU", it->second, r));
+  }
+}
+
 }  // namespace
 
 Result run(const sched::Schedule& schedule, const topo::Topology& topology, std::span<const topo::NodeId> rank_to_gpu,
@@ -33,63 +50,92 @@ Result run(const sched::Schedule& schedule, const topo::Topology& topology, std:
            net::NetworkModel& network, const RunOptions& options) {
   if (!options.op_delay.empty() && options.op_delay.size() != schedule.ops.size())
     throw std::invalid_argument(fmt::format("engine: {} op delays for {} ops", options.op_delay.size(), schedule.ops.size()));
-  const auto delay = [&](sched::OpId id) { return options.op_delay.empty() ? Time{0} : options.op_delay[id]; };
-  if (rank_to_gpu.size() != schedule.total_ranks())
+  const sched::ScheduleStream stream(schedule);
+  return run(stream, topology, rank_to_gpu, network, options);
+}
+
+Result run(const sched::OpStream& stream, const topo::Topology& topology, std::span<const topo::NodeId> rank_to_gpu,
+           net::NetworkModel& network, const RunOptions& options) {
+  const sched::Schedule& header = stream.header();
+  const bool dense = stream.dense();
+  const std::uint64_t nops = stream.op_count();
+  if (!options.op_delay.empty() && (!dense || options.op_delay.size() != nops))
+    throw std::invalid_argument(fmt::format("engine: {} op delays for {} ops{}", options.op_delay.size(), nops,
+                                            dense ? "" : " generated on demand (delays need a materialised schedule)"));
+  if (dense && nops > std::uint64_t{std::numeric_limits<net::TransferId>::max()})
+    throw std::invalid_argument(fmt::format("engine: {} ops, more than transfer ids can number", nops));
+  const auto delay = [&](net::TransferId id) { return options.op_delay.empty() ? Time{0} : options.op_delay[id]; };
+  if (rank_to_gpu.size() != header.total_ranks())
     throw std::invalid_argument(fmt::format("engine: {} ranks mapped to nodes, the schedule has {}", rank_to_gpu.size(),
-                                            schedule.total_ranks()));
-  for (std::size_t r = 0; r < rank_to_gpu.size(); ++r) {
-    if (rank_to_gpu[r] >= topology.nodes().size())
-      throw std::invalid_argument(fmt::format("engine: rank {} is mapped to no node", r));
-    if (r < schedule.nranks && topology.node(rank_to_gpu[r]).type != topo::NodeType::Gpu)
-      throw std::invalid_argument(fmt::format("engine: rank {} is not mapped to a GPU", r));
-    for (std::size_t q = 0; q < r; ++q)
-      if (rank_to_gpu[q] == rank_to_gpu[r])
-        throw std::invalid_argument(fmt::format("engine: ranks {} and {} share a GPU", q, r));
-  }
+                                            header.total_ranks()));
+  check_mapping(header, topology, rank_to_gpu);
 
-  const auto nops = static_cast<sched::OpId>(schedule.ops.size());
   Result result;
-  result.ranks.resize(schedule.total_ranks());
+  result.ranks.resize(header.total_ranks());
   result.links.resize(topology.links().size());
-  result.ops.resize(nops);
+  if (dense) result.ops.resize(nops);
 
-  // Reverse the dependency lists (CSR) so a finished op can release its dependents.
-  std::vector<std::uint32_t> pending(nops);
-  std::vector<std::uint32_t> out_offsets(static_cast<std::size_t>(nops) + 1, 0);
-  for (sched::OpId i = 0; i < nops; ++i) {
-    pending[i] = static_cast<std::uint32_t>(schedule.deps_of(i).size());
-    for (sched::OpId d : schedule.deps_of(i)) ++out_offsets[d + 1];
+  // Dependencies an op still waits for. A materialised schedule keeps a count per op id; a stream
+  // keeps one only for ops with two or more dependencies of which one has finished (O(in flight)).
+  std::vector<std::uint32_t> pending;
+  if (dense) {
+    pending.resize(nops);
+    for (sched::OpKey i = 0; i < nops; ++i) pending[i] = stream.op(i).deps;
   }
-  for (sched::OpId i = 0; i < nops; ++i) out_offsets[i + 1] += out_offsets[i];
-  std::vector<sched::OpId> dependents(out_offsets.back());
-  {
-    std::vector<std::uint32_t> fill(out_offsets.begin(), out_offsets.end() - 1);
-    for (sched::OpId i = 0; i < nops; ++i)
-      for (sched::OpId d : schedule.deps_of(i)) dependents[fill[d]++] = i;
-  }
+  std::unordered_map<sched::OpKey, std::uint32_t> waiting;
+  // Transfer ids: op ids for a materialised schedule (traces and delays are by op id), otherwise
+  // slots reused once their transfer has finished (LIFO, so deterministic).
+  std::vector<sched::OpKey> slot_key;
+  std::vector<net::TransferId> free_slots;
+  const auto transfer_of = [&](sched::OpKey key) -> net::TransferId {
+    if (dense) return static_cast<net::TransferId>(key);
+    if (free_slots.empty()) {
+      if (slot_key.size() > std::numeric_limits<net::TransferId>::max())
+        throw std::length_error("engine: more transfers in flight than transfer ids can number");
+      slot_key.push_back(key);
+      return static_cast<net::TransferId>(slot_key.size() - 1);
+    }
+    const net::TransferId t = free_slots.back();
+    free_slots.pop_back();
+    slot_key[t] = key;
+    return t;
+  };
+  const auto release = [&](net::TransferId t) -> sched::OpKey {
+    if (dense) return t;
+    free_slots.push_back(t);
+    return slot_key[t];
+  };
 
   topo::RouteCache routes(topology);
+  // Most algorithms send to the same peer step after step (a ring's next rank): one remembered
+  // route per sender saves the cache's hash lookup.
+  std::vector<const topo::Route*> last_route(header.total_ranks(), nullptr);
+  std::vector<sched::Rank> last_dst(header.total_ranks(), 0);
   network.observe(options.observer);
   Events events;
-  const auto launch = [&](sched::OpId id, Time now) {
-    const sched::Op& op = schedule.ops[id];
-    result.ops[id].ready = now;
+  const auto launch = [&](sched::OpKey key, const sched::StreamOp& op, Time now) {
+    const net::TransferId t = transfer_of(key);
+    if (dense) result.ops[key].ready = now;
     if (op.src == op.dst) {
       // A local op moves nothing over the network; it ends after its own cost, as an event (never
       // synchronously).
-      events.queue.push(checked_add(now, delay(id)), Event{true, id});
+      events.queue.push(checked_add(now, delay(t)), Event{true, t});
       return;
     }
-    const topo::Route& route = routes.get(rank_to_gpu[op.src], rank_to_gpu[op.dst]);
-    const Bytes bytes = schedule.op_bytes(id);
-    result.ranks[op.src].sent += bytes;
-    result.ranks[op.dst].received += bytes;
-    for (topo::LinkId l : route.links) result.links[l].bytes += bytes;
-    network.start(now, id, route, bytes, op.channel, events);
+    if (last_route[op.src] == nullptr || last_dst[op.src] != op.dst) {
+      last_route[op.src] = &routes.get(rank_to_gpu[op.src], rank_to_gpu[op.dst]);
+      last_dst[op.src] = op.dst;
+    }
+    const topo::Route& route = *last_route[op.src];
+    result.ranks[op.src].sent += op.bytes;
+    result.ranks[op.dst].received += op.bytes;
+    for (topo::LinkId l : route.links) result.links[l].bytes += op.bytes;
+    network.start(now, t, route, op.bytes, op.channel, events);
   };
 
-  for (sched::OpId i = 0; i < nops; ++i)
-    if (pending[i] == 0) launch(i, options.start);
+  std::vector<sched::OpKey> next;
+  stream.roots(next);
+  for (sched::OpKey k : next) launch(k, stream.op(k), options.start);
 
   std::vector<net::TransferId> finished;
   std::uint64_t done = 0;
@@ -108,12 +154,29 @@ Result run(const sched::Schedule& schedule, const topo::Topology& topology, std:
         return true;
       });
     }
-    for (net::TransferId id : finished) {
+    for (net::TransferId t : finished) {
       ++done;
-      result.ops[id].finish = ev.time;
+      const sched::OpKey key = release(t);
+      if (dense) result.ops[key].finish = ev.time;
       result.makespan = std::max(result.makespan, ev.time);
-      for (std::uint32_t k = out_offsets[id]; k < out_offsets[id + 1]; ++k)
-        if (--pending[dependents[k]] == 0) launch(dependents[k], ev.time);
+      next.clear();
+      stream.successors(key, next);
+      for (sched::OpKey k : next) {
+        if (dense) {
+          if (--pending[k] == 0) launch(k, stream.op(k), ev.time);
+          continue;
+        }
+        const sched::StreamOp op = stream.op(k);
+        if (op.deps <= 1) {
+          launch(k, op, ev.time);
+          continue;
+        }
+        const auto it = waiting.try_emplace(k, op.deps).first;
+        if (--it->second == 0) {
+          waiting.erase(it);
+          launch(k, op, ev.time);
+        }
+      }
     }
   }
   if (done != nops)

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/network/network_model.hpp"
+#include "sim/schedule/op_stream.hpp"
 #include "sim/schedule/schedule.hpp"
 #include "topologies/topology.hpp"
 
@@ -34,7 +35,9 @@ struct OpTiming {
   Time finish{0};
 };
 
-/// What a run produced. Vectors are indexed by rank, directed link id and op id.
+/// What a run produced. Vectors are indexed by rank, directed link id and op id; `ops` is empty
+/// for a stream that is not a materialised schedule (sched::OpStream::dense()), which keeps a
+/// run's memory O(N + ops in flight).
 struct Result {
   Time makespan{0};          ///< finish time of the last op (0 for a schedule without ops)
   std::uint64_t events = 0;  ///< events processed by the queue
@@ -48,7 +51,7 @@ struct Result {
 struct RunOptions {
   /// When the ops without dependencies start: the collective's fixed cost (NCCL's base latency).
   Time start{0};
-  /// By op id, or empty for none: time from the arrival of an op's data (a local op: from its
+  /// By op id (only for a dense stream: a materialised schedule), or empty for none: time from the arrival of an op's data (a local op: from its
   /// start) to its end, e.g. a protocol's per-step latency plus the receiver's reduction.
   std::vector<Time> op_delay;
   /// When not null, told when each transfer transmits (for timelines); must outlive the run.
@@ -64,6 +67,12 @@ Result run(const sched::Schedule& schedule, const topo::Topology& topology, std:
 /// The same with the costs of `options`. Throws std::invalid_argument when op_delay is neither
 /// empty nor one entry per op.
 Result run(const sched::Schedule& schedule, const topo::Topology& topology, std::span<const topo::NodeId> rank_to_gpu,
+           net::NetworkModel& network, const RunOptions& options);
+/// The same for ops produced on demand (sched::OpStream): at most the ops that are ready, in
+/// flight, or waiting for a second dependency are held at once. Transfers are numbered by op id for
+/// a dense stream and by a reused slot otherwise. Throws std::invalid_argument for op delays with
+/// a stream that is not dense, std::logic_error when fewer than stream.op_count() ops ran.
+Result run(const sched::OpStream& stream, const topo::Topology& topology, std::span<const topo::NodeId> rank_to_gpu,
            net::NetworkModel& network, const RunOptions& options);
 
 }  // namespace collsim::sim

@@ -1,0 +1,75 @@
+// Schedules that are generated on demand (issue 7 point 2): the engine asks for each op when it
+// can run, so a run holds O(N + ops in flight), not O(total ops).
+//
+// A stream names its ops by 64-bit keys of its own choosing (ring all-reduce: step and rank) and
+// gives, for each op, what the engine needs (ranks, bytes, channel, how many ops it waits for) and
+// which ops wait for it (its successors). An op starts when its last dependency has finished, as
+// in a materialised Schedule; the two are interchangeable wherever the dependency graphs have the
+// same transitive closure. A Schedule is itself a stream (ScheduleStream), so the engine has one
+// loop for both. Materialised schedules stay the form for --verify, --save-schedule, traces and the
+// CUDA replay (bench/PROFILE.md, 3.1).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/schedule/schedule.hpp"
+
+namespace collsim::sched {
+
+/// Names one op of a stream; the stream decides the encoding.
+using OpKey = std::uint64_t;
+
+/// One op as the engine sees it: `src` sends `bytes` to `dst` (src == dst: a local op) on
+/// `channel`, once `deps` ops that list it among their successors have finished.
+struct StreamOp {
+  Rank src = 0;
+  Rank dst = 0;
+  Bytes bytes = 0;
+  std::uint16_t channel = 0;
+  std::uint32_t deps = 0;
+  friend bool operator==(const StreamOp&, const StreamOp&) = default;
+};
+
+/// A schedule whose ops are produced on demand. Pure and deterministic: the same key always gives
+/// the same op and the same successors, in the same order (the order in which the engine launches
+/// them, which decides the order of transfers queued on one connection).
+class OpStream {
+ public:
+  virtual ~OpStream() = default;
+  /// The schedule without its ops: algorithm, collective, N, helpers, root, S, element size, step
+  /// count, chunks and phases (`ops`, `dep_offsets` and `deps` may be empty).
+  [[nodiscard]] virtual const Schedule& header() const = 0;
+  /// Number of ops (for reports; the engine checks that this many ran).
+  [[nodiscard]] virtual std::uint64_t op_count() const = 0;
+  /// True when the keys are the op ids 0 .. op_count()-1 of a materialised schedule: the engine
+  /// then reports per-op timings and per-op delays by that id.
+  [[nodiscard]] virtual bool dense() const noexcept { return false; }
+  /// Appends the ops with no dependency, in the order they start.
+  virtual void roots(std::vector<OpKey>& out) const = 0;
+  /// The op named `key` (a key from roots() or successors()).
+  [[nodiscard]] virtual StreamOp op(OpKey key) const = 0;
+  /// Appends the ops that wait for op `key`, each once.
+  virtual void successors(OpKey key, std::vector<OpKey>& out) const = 0;
+};
+
+/// A materialised Schedule seen as a stream: keys are op ids, successors the reversed dependency
+/// lists (built here, O(ops) memory, 8 bytes per dependency plus 4 per op). `schedule` must
+/// outlive the stream.
+class ScheduleStream final : public OpStream {
+ public:
+  explicit ScheduleStream(const Schedule& schedule);
+  [[nodiscard]] const Schedule& header() const override { return schedule_; }
+  [[nodiscard]] std::uint64_t op_count() const override { return schedule_.ops.size(); }
+  [[nodiscard]] bool dense() const noexcept override { return true; }
+  void roots(std::vector<OpKey>& out) const override;
+  [[nodiscard]] StreamOp op(OpKey key) const override;
+  void successors(OpKey key, std::vector<OpKey>& out) const override;
+
+ private:
+  const Schedule& schedule_;
+  std::vector<std::uint32_t> out_offsets_;  // CSR: successors of op i are dependents_[out_offsets_[i] .. [i+1])
+  std::vector<OpId> dependents_;
+};
+
+}  // namespace collsim::sched

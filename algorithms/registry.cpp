@@ -71,7 +71,8 @@ const AlgorithmInfo& AlgorithmRegistry::find(sched::Collective collective, std::
 
 void register_builtin_algorithms(AlgorithmRegistry& registry) {
   registry.add({"ring", sched::Collective::AllReduce,
-                "ring reduce-scatter then ring all-gather, 2(N-1) steps (Patarasuk & Yuan 2009)", &build_ring_allreduce, "2(N-1)", "2(N-1)/N*S", "", "2(N-1)(a + P/B)"});
+                "ring reduce-scatter then ring all-gather, 2(N-1) steps (Patarasuk & Yuan 2009)", &build_ring_allreduce, "2(N-1)", "2(N-1)/N*S", "", "2(N-1)(a + P/B)",
+                &stream_ring_allreduce});
   registry.add({"ring", sched::Collective::ReduceScatter,
                 "each part travels once round the ring, gathering sums, N-1 steps (Patarasuk & Yuan 2009)",
                 &build_ring_reduce_scatter, "N-1", "(N-1)/N*S", "", "(N-1)(a + P/B)"});

@@ -5,6 +5,7 @@
 // Builders are pure: a request in, a schedule out; no topology, no time, no I/O.
 #pragma once
 
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "sim/schedule/builder.hpp"
+#include "sim/schedule/op_stream.hpp"
 #include "sim/schedule/schedule.hpp"
 
 namespace collsim::algo {
@@ -55,6 +57,10 @@ struct AlgorithmInfo {
   std::string_view options = {};         ///< flags it takes and limits it has, "" for none
   /// Its closed-form α-β time as a formula (closed_form.hpp; a = α, B, P = ceil(S/N), ...), or "".
   std::string_view closed_form = {};
+  /// The same schedule generated on demand (sched::OpStream; O(N) memory), or null when the
+  /// algorithm only materialises. Its dependency graph has the transitive closure of build()'s, so
+  /// both give the same times (tests/unit/op_stream_test.cpp checks it per algorithm).
+  std::unique_ptr<sched::OpStream> (*stream)(const Request&) = nullptr;
 };
 
 /// Whether `algorithm` takes the command-line flag `flag` (e.g. "--chunk-size"): its `options`

@@ -86,6 +86,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
   // Transfer ids: op ids for a materialised schedule (traces and delays are by op id), otherwise
   // slots reused once their transfer has finished (LIFO, so deterministic).
   std::vector<sched::OpKey> slot_key;
+  std::vector<Time> slot_ready;
   std::vector<net::TransferId> free_slots;
   const auto transfer_of = [&](sched::OpKey key) -> net::TransferId {
     if (dense) return static_cast<net::TransferId>(key);
@@ -93,6 +94,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
       if (slot_key.size() > std::numeric_limits<net::TransferId>::max())
         throw std::length_error("engine: more transfers in flight than transfer ids can number");
       slot_key.push_back(key);
+      slot_ready.emplace_back();
       return static_cast<net::TransferId>(slot_key.size() - 1);
     }
     const net::TransferId t = free_slots.back();
@@ -116,6 +118,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
   const auto launch = [&](sched::OpKey key, const sched::StreamOp& op, Time now) {
     const net::TransferId t = transfer_of(key);
     if (dense) result.ops[key].ready = now;
+    else slot_ready[t] = now;
     if (op.src == op.dst) {
       // A local op moves nothing over the network; it ends after its own cost, as an event (never
       // synchronously).
@@ -158,6 +161,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
       ++done;
       const sched::OpKey key = release(t);
       if (dense) result.ops[key].finish = ev.time;
+      if (options.op_observer) options.op_observer->op_done(key, dense ? result.ops[key].ready : slot_ready[t], ev.time);
       result.makespan = std::max(result.makespan, ev.time);
       next.clear();
       stream.successors(key, next);

@@ -46,6 +46,16 @@ struct Result {
   std::vector<OpTiming> ops;
 };
 
+/// Told when each op ends (for tests and streaming reports): op `key` of the stream (its op id for
+/// a materialised schedule) was handed to the network at `ready` and ended at `finish`.
+class OpObserver {
+ public:
+  virtual void op_done(sched::OpKey key, Time ready, Time finish) = 0;
+
+ protected:
+  ~OpObserver() = default;
+};
+
 /// What the engine adds to the network model's times (sim/op_costs.hpp computes them from a
 /// topology's parameters). The default adds nothing: the ideal α-β run.
 struct RunOptions {
@@ -56,6 +66,8 @@ struct RunOptions {
   std::vector<Time> op_delay;
   /// When not null, told when each transfer transmits (for timelines); must outlive the run.
   net::TransferObserver* observer = nullptr;
+  /// When not null, told when each op ends; must outlive the run.
+  OpObserver* op_observer = nullptr;
 };
 
 /// Simulates `schedule` with rank r on node rank_to_gpu[r], using `network` (made for `topology`).

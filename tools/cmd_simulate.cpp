@@ -65,8 +65,11 @@ Loaded build_from_flags(const SimulateOptions& o) {
       throw UsageError(
           fmt::format("--ranks: found {}, but topology {} has only {} GPUs", ranks, topology.name(), gpus.size()));
   }
-  Plan plan = naming_size(
-      o, [&] { return build_plan(algorithm, topology, ranks, o.algorithm, size, o.verify.element_size(), o.fidelity); });
+  // The ops are materialised only for what reads them; otherwise they are generated as they run.
+  const Ops ops = o.verify.verify || !o.save_schedule.empty() || !o.trace.empty() ? Ops::Materialised : Ops::OnDemand;
+  Plan plan = naming_size(o, [&] {
+    return build_plan(algorithm, topology, ranks, o.algorithm, size, o.verify.element_size(), o.fidelity, ops);
+  });
   return Loaded{std::move(topology), std::move(plan)};
 }
 

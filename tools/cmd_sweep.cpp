@@ -234,7 +234,8 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
     flags.algorithm = std::string(j.algorithm->name);
     Plan plan;
     try {
-      plan = build_plan(*j.algorithm, t.topology, j.ranks, flags, j.size, validation::dtype_size(*dtype), fidelity);
+      plan = build_plan(*j.algorithm, t.topology, j.ranks, flags, j.size, validation::dtype_size(*dtype), fidelity,
+                        Ops::OnDemand);
     } catch (const algo::AlgorithmError& e) {
       return {true, e.what()};
     } catch (const UsageError& e) {  // e.g. --root beyond this row's ranks

@@ -121,7 +121,8 @@ void place_helpers(const topo::Topology& topology, const std::vector<std::string
 }
 
 Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topology, std::uint32_t ranks,
-                const AlgorithmOptions& flags, Bytes size, Bytes element_size, const FidelityOptions& fidelity_flags) {
+                const AlgorithmOptions& flags, Bytes size, Bytes element_size, const FidelityOptions& fidelity_flags,
+                Ops ops) {
   const auto gpus = topology.gpus();
   algo::Request request = flags.request(ranks, size);
   request.element_size = element_size;
@@ -133,6 +134,18 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
   place_helpers(topology, flags.ps_nodes(), rank_to_node);
   std::string chunk_source = fit_chunk_size(algorithm, request, fidelity, !flags.chunk_size.empty());
   const Bytes chunk = algo::takes_flag(algorithm, "--chunk-size") ? request.chunk_size : 0;
+  const sim::CostSettings& costs = fidelity.costs;
+  const bool per_op_costs = costs.reduction_cost || std::any_of(costs.step_latency.begin(), costs.step_latency.end(),
+                                                                [](Time t) { return t > Time{0}; });
+  if (ops == Ops::OnDemand && algorithm.stream != nullptr && fidelity.channels == 1 && fidelity.slice == 0 &&
+      !per_op_costs && rank_to_node.size() == ranks) {
+    auto stream = algorithm.stream(request);
+    sched::Schedule header = stream->header();
+    Plan plan{std::move(header), std::move(rank_to_node), std::move(request), std::move(fidelity), chunk,
+              std::move(chunk_source)};
+    plan.stream = std::move(stream);
+    return plan;
+  }
   sched::Schedule schedule = algo::build_with_channels(algorithm, request, fidelity.channels);
   Plan plan{std::move(schedule), std::move(rank_to_node), std::move(request), std::move(fidelity), chunk,
             std::move(chunk_source)};
@@ -188,9 +201,14 @@ Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::s
   }
   sim::RunOptions run_options;
   run_options.start = fidelity.costs.base_latency;
-  run_options.op_delay = sim::op_delays(plan.schedule, topology, plan.rank_to_node, fidelity.costs);
   run_options.observer = observer;
-  sim::Result result = sim::run(plan.schedule, run_topology, plan.rank_to_node, *network, run_options);
+  sim::Result result;
+  if (plan.stream) {
+    result = sim::run(*plan.stream, run_topology, plan.rank_to_node, *network, run_options);
+  } else {
+    run_options.op_delay = sim::op_delays(plan.schedule, topology, plan.rank_to_node, fidelity.costs);
+    result = sim::run(plan.schedule, run_topology, plan.rank_to_node, *network, run_options);
+  }
   sim::Summary summary =
       sim::summarize(plan.schedule, topology, plan.rank_to_node, result, std::string(network->name()));
   // Ranks on several hosts see two fabrics (the host's and the network's); closed_form_time gives

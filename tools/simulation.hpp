@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -20,13 +21,20 @@ namespace collsim::cli {
 
 /// What to simulate and where each rank runs; the topology is held by the caller.
 struct Plan {
+  /// The schedule; only its header (no ops) when `stream` is set.
   sched::Schedule schedule;
   std::vector<topo::NodeId> rank_to_node;
   std::optional<algo::Request> request;  ///< what a built-in algorithm was asked for (for its closed form)
   Fidelity fidelity;  ///< protocol, channels, slice and costs (tools/fidelity_options.hpp)
   Bytes chunk = 0;    ///< pipeline chunk of a chunked algorithm (--chunk-size), 0 for the others
   std::string chunk_source = "default";
+  /// The ops generated on demand (issue 7 point 2), or null when `schedule` holds them.
+  std::unique_ptr<sched::OpStream> stream{};
 };
+
+/// Whether a plan may generate its ops on demand: OnDemand when nothing will read them (no
+/// --verify, --save-schedule or --trace), so memory stays O(N); Materialised otherwise.
+enum class Ops { Materialised, OnDemand };
 
 /// A run of a plan: the engine's result and the summary, with the closed form when there is one.
 struct Simulated {
@@ -54,8 +62,12 @@ void apply_slicing(Plan& plan, const topo::Topology& topology);
 /// A chunked algorithm (tree, ring broadcast/reduce) may have at most max(--max-ops, its
 /// unpipelined ops) ops: a --chunk-size that gives more is refused (UsageError naming it and the smallest chunk
 /// that fits), the default chunk is doubled until it fits.
+/// With Ops::OnDemand the plan takes the algorithm's stream instead of building its schedule when
+/// it has one and the run adds nothing per op: one channel, no slices, no protocol step latency
+/// or reduction cost (sim::op_delays would be empty).
 Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topology, std::uint32_t ranks,
-                const AlgorithmOptions& flags, Bytes size, Bytes element_size, const FidelityOptions& fidelity);
+                const AlgorithmOptions& flags, Bytes size, Bytes element_size, const FidelityOptions& fidelity,
+                Ops ops = Ops::Materialised);
 
 /// Checks that `name` is a network model (net::network_model_names()); throws UsageError naming
 /// --network and the valid models otherwise.

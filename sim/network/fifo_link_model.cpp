@@ -12,7 +12,9 @@ void FifoLinkModel::start(Time now, TransferId id, const topo::Route& route, Byt
                           WakeQueue& queue) {
   if (id >= transfers_.size()) transfers_.resize(static_cast<std::size_t>(id) + 1);
   Transfer& t = transfers_[id];
-  if (t.state != State::Unused) throw std::logic_error("FifoLinkModel::start: transfer started twice");
+  // An id comes back once its transfer has been reported finished (the engine reuses slots).
+  if (t.state != State::Unused && t.state != State::Done)
+    throw std::logic_error("FifoLinkModel::start: transfer started twice");
   t = Transfer{&route, bytes, next_seq_++, State::Waiting};
   if (try_start(now, id, queue)) return;
   for (topo::LinkId l : route.links) resources_[topology_.link(l).resource].waiting.push_back(id);

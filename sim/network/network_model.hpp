@@ -19,7 +19,8 @@
 
 namespace collsim::net {
 
-/// Identifies a transfer; the engine uses the op id.
+/// Identifies a transfer: the op id for a materialised schedule, a reused slot for ops generated
+/// on demand. An id is reused only after wake() has reported its transfer finished.
 using TransferId = std::uint32_t;
 
 /// The engine's event queue as a model sees it: it may only schedule wake-ups for itself.

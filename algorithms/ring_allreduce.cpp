@@ -21,17 +21,19 @@ class RingAllReduceStream final : public sched::OpStream {
     const auto s = static_cast<std::uint32_t>(k >> 32);
     const auto r = static_cast<sched::Rank>(k & 0xFFFFFFFFu);
     // Reduce-scatter step s sends chunk r - s; all-gather step N-1+s' sends chunk r - s' + 1.
-    const std::int64_t c = s < n_ ? std::int64_t{r} - s : std::int64_t{r} - (s - (n_ - 1)) + 1;
-    const auto chunk = static_cast<sched::ChunkId>(((c % n_) + n_) % n_);
-    return sched::StreamOp{r, (r + 1) % n_, header_.chunks[chunk].size, 0, s == 1 ? 0U : 1U};
+    // Both lie in (-N, N): one conditional add instead of a division (this runs once per op).
+    std::int64_t c = s < n_ ? std::int64_t{r} - s : std::int64_t{r} - (s - (n_ - 1)) + 1;
+    if (c < 0) c += n_;
+    return sched::StreamOp{r, next(r), header_.chunks[static_cast<sched::ChunkId>(c)].size, 0, s == 1 ? 0U : 1U};
   }
   void successors(sched::OpKey k, std::vector<sched::OpKey>& out) const override {
     const auto s = static_cast<std::uint32_t>(k >> 32);
     const auto r = static_cast<sched::Rank>(k & 0xFFFFFFFFu);
-    if (s < header_.steps) out.push_back(key(s + 1, (r + 1) % n_));
+    if (s < header_.steps) out.push_back(key(s + 1, next(r)));
   }
 
  private:
+  [[nodiscard]] sched::Rank next(sched::Rank r) const { return r + 1 == n_ ? 0 : r + 1; }
   static sched::OpKey key(std::uint32_t step, sched::Rank r) { return (sched::OpKey{step} << 32) | r; }
   static std::vector<sched::Phase> phases(sched::Rank n) {
     if (n <= 1) return {};

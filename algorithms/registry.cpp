@@ -75,10 +75,10 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 &stream_ring_allreduce});
   registry.add({"ring", sched::Collective::ReduceScatter,
                 "each part travels once round the ring, gathering sums, N-1 steps (Patarasuk & Yuan 2009)",
-                &build_ring_reduce_scatter, "N-1", "(N-1)/N*S", "", "(N-1)(a + P/B)"});
+                &build_ring_reduce_scatter, "N-1", "(N-1)/N*S", "", "(N-1)(a + P/B)", &stream_ring_reduce_scatter});
   registry.add({"ring", sched::Collective::AllGather,
                 "each part travels once round the ring, N-1 steps (Patarasuk & Yuan 2009)",
-                &build_ring_allgather, "N-1", "(N-1)/N*S", "", "(N-1)(a + P/B)"});
+                &build_ring_allgather, "N-1", "(N-1)/N*S", "", "(N-1)(a + P/B)", &stream_ring_allgather});
   registry.add({"ring", sched::Collective::Broadcast,
                 "pipelined chain from the root in ring order, N-1 + chunks-1 steps (NCCL ring broadcast)",
                 &build_ring_broadcast, "N-1 + C-1", "S", "C = ceil(S / --chunk-size) pipeline chunks", "(N-1)(a + c/B) + (C-1)c/B"});

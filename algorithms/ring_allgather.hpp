@@ -2,6 +2,8 @@
 // src/device/all_gather.h).
 #pragma once
 
+#include <memory>
+
 #include "algorithms/registry.hpp"
 
 namespace collsim::algo {
@@ -13,5 +15,8 @@ namespace collsim::algo {
 /// S - |part r+1| bytes, so the busiest rank sends S - floor(S/N) = ceil((N-1)/N · S) bytes
 /// ((N-1)/N · S when N divides S). N = 1 gives an empty schedule.
 sched::Schedule build_ring_allgather(const Request& request);
+
+/// The same schedule on demand, O(N) memory (make_ring_stream).
+std::unique_ptr<sched::OpStream> stream_ring_allgather(const Request& request);
 
 }  // namespace collsim::algo

@@ -1,52 +1,12 @@
 #include "algorithms/ring_allreduce.hpp"
 
+#include "algorithms/ring_stream.hpp"
 #include "sim/schedule/builder.hpp"
 
 namespace collsim::algo {
-namespace {
-
-class RingAllReduceStream final : public sched::OpStream {
- public:
-  explicit RingAllReduceStream(const Request& request)
-      : n_(request.nranks),
-        header_(sched::stream_header(schedule_header(request, sched::Collective::AllReduce), split_parts(request, n_),
-                                     "ring", n_ > 1 ? 2 * (n_ - 1) : 0, phases(n_))) {}
-  [[nodiscard]] const sched::Schedule& header() const override { return header_; }
-  [[nodiscard]] std::uint64_t op_count() const override { return std::uint64_t{header_.steps} * n_; }
-  void roots(std::vector<sched::OpKey>& out) const override {
-    if (n_ > 1)
-      for (sched::Rank r = 0; r < n_; ++r) out.push_back(key(1, r));
-  }
-  [[nodiscard]] sched::StreamOp op(sched::OpKey k) const override {
-    const auto s = static_cast<std::uint32_t>(k >> 32);
-    const auto r = static_cast<sched::Rank>(k & 0xFFFFFFFFu);
-    // Reduce-scatter step s sends chunk r - s; all-gather step N-1+s' sends chunk r - s' + 1.
-    // Both lie in (-N, N): one conditional add instead of a division (this runs once per op).
-    std::int64_t c = s < n_ ? std::int64_t{r} - s : std::int64_t{r} - (s - (n_ - 1)) + 1;
-    if (c < 0) c += n_;
-    return sched::StreamOp{r, next(r), header_.chunks[static_cast<sched::ChunkId>(c)].size, 0, s == 1 ? 0U : 1U};
-  }
-  void successors(sched::OpKey k, std::vector<sched::OpKey>& out) const override {
-    const auto s = static_cast<std::uint32_t>(k >> 32);
-    const auto r = static_cast<sched::Rank>(k & 0xFFFFFFFFu);
-    if (s < header_.steps) out.push_back(key(s + 1, next(r)));
-  }
-
- private:
-  [[nodiscard]] sched::Rank next(sched::Rank r) const { return r + 1 == n_ ? 0 : r + 1; }
-  static sched::OpKey key(std::uint32_t step, sched::Rank r) { return (sched::OpKey{step} << 32) | r; }
-  static std::vector<sched::Phase> phases(sched::Rank n) {
-    if (n <= 1) return {};
-    return {{"reduce-scatter", 1, n - 1}, {"all-gather", n, 2 * (n - 1)}};
-  }
-  sched::Rank n_;
-  sched::Schedule header_;
-};
-
-}  // namespace
 
 std::unique_ptr<sched::OpStream> stream_ring_allreduce(const Request& request) {
-  return std::make_unique<RingAllReduceStream>(request);
+  return make_ring_stream(request, sched::Collective::AllReduce);
 }
 
 sched::Schedule build_ring_allreduce(const Request& request) {

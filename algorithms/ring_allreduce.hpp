@@ -1,6 +1,8 @@
 // Ring all-reduce (Patarasuk & Yuan 2009; the Baidu/Horovod ring; NCCL's ring).
 #pragma once
 
+#include <memory>
+
 #include "algorithms/registry.hpp"
 
 namespace collsim::algo {
@@ -13,11 +15,8 @@ namespace collsim::algo {
 /// N = 1 gives an empty schedule.
 sched::Schedule build_ring_allreduce(const Request& request);
 
-/// The same schedule on demand: op (step s, rank r) is keyed (s << 32) | r and waits only for
-/// (s - 1, r - 1), the op that delivered the chunk it forwards; the builder's write-after-read and
-/// write-after-write dependencies follow from that chain (around the ring, (s - 1, r - 1) itself
-/// waits for every earlier op on the chunk). Holds the N chunks, nothing per op: N = 16,384 runs in
-/// O(N) memory where build_ring_allreduce stops at ScheduleBuilder::kMaxSlots.
+/// The same schedule on demand, O(N) memory (make_ring_stream): N = 16,384 runs where
+/// build_ring_allreduce stops at ScheduleBuilder::kMaxSlots.
 std::unique_ptr<sched::OpStream> stream_ring_allreduce(const Request& request);
 
 }  // namespace collsim::algo

@@ -1,5 +1,6 @@
 #include "algorithms/ring_reduce_scatter.hpp"
 
+#include "algorithms/ring_stream.hpp"
 #include "sim/schedule/builder.hpp"
 
 namespace collsim::algo {
@@ -11,6 +12,10 @@ sched::Schedule build_ring_reduce_scatter(const Request& request) {
   for (std::uint32_t s = 1; s < n; ++s)
     for (sched::Rank r = 0; r < n; ++r) b.send(r, (r + 1) % n, (r + n - s) % n, sched::Combine::Reduce, s);
   return std::move(b).build("ring");
+}
+
+std::unique_ptr<sched::OpStream> stream_ring_reduce_scatter(const Request& request) {
+  return make_ring_stream(request, sched::Collective::ReduceScatter);
 }
 
 }  // namespace collsim::algo

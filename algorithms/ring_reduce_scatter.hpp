@@ -2,6 +2,8 @@
 // src/device/reduce_scatter.h).
 #pragma once
 
+#include <memory>
+
 #include "algorithms/registry.hpp"
 
 namespace collsim::algo {
@@ -14,5 +16,8 @@ namespace collsim::algo {
 /// busiest rank sends S - floor(S/N) = ceil((N-1)/N · S) bytes ((N-1)/N · S when N divides S).
 /// N = 1 gives an empty schedule.
 sched::Schedule build_ring_reduce_scatter(const Request& request);
+
+/// The same schedule on demand, O(N) memory (make_ring_stream).
+std::unique_ptr<sched::OpStream> stream_ring_reduce_scatter(const Request& request);
 
 }  // namespace collsim::algo

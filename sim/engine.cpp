@@ -108,6 +108,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
     return slot_key[t];
   };
 
+  std::uint64_t in_flight = 0, held = 0;
   topo::RouteCache routes(topology);
   // Most algorithms send to the same peer step after step (a ring's next rank): one remembered
   // route per sender saves the cache's hash lookup.
@@ -117,6 +118,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
   Events events;
   const auto launch = [&](sched::OpKey key, const sched::StreamOp& op, Time now) {
     const net::TransferId t = transfer_of(key);
+    held = std::max(held, ++in_flight + waiting.size());
     if (dense) result.ops[key].ready = now;
     else slot_ready[t] = now;
     if (op.src == op.dst) {
@@ -160,6 +162,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
     for (net::TransferId t : finished) {
       ++done;
       const sched::OpKey key = release(t);
+      --in_flight;
       if (dense) result.ops[key].finish = ev.time;
       if (options.op_observer) options.op_observer->op_done(key, dense ? result.ops[key].ready : slot_ready[t], ev.time);
       result.makespan = std::max(result.makespan, ev.time);
@@ -186,6 +189,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
   if (done != nops)
     throw std::logic_error(fmt::format("engine: {} of {} ops never ran (a dependency cycle?)", nops - done, nops));
   for (topo::LinkId l = 0; l < result.links.size(); ++l) result.links[l].busy = network.busy_time(l);
+  result.peak_ops_held = held;
   return result;
 }
 

@@ -41,6 +41,10 @@ struct OpTiming {
 struct Result {
   Time makespan{0};          ///< finish time of the last op (0 for a schedule without ops)
   std::uint64_t events = 0;  ///< events processed by the queue
+  /// The most ops held at once: started and not finished, or waiting for a further dependency
+  /// after one has finished. What a run's memory grows with besides N and the links (ring
+  /// all-reduce: at most N, one per rank).
+  std::uint64_t peak_ops_held = 0;
   std::vector<RankTraffic> ranks;
   std::vector<LinkTraffic> links;
   std::vector<OpTiming> ops;

@@ -59,8 +59,14 @@ Work run_allreduce(std::string_view algorithm, topo::Fabric fabric, std::uint32_
   algo::Request request;
   request.nranks = ranks;
   request.size = size;
-  const sched::Schedule schedule = info.build(request);
   const auto network = net::make_network_model("flow", topology);
+  if (info.stream != nullptr) {
+    // As `collsim simulate` runs it: ops generated on demand, O(N) memory.
+    const auto stream = info.stream(request);
+    const sim::Result result = sim::run(*stream, topology, topology.gpus(), *network, {});
+    return Work{result.events, stream->op_count(), result.makespan};
+  }
+  const sched::Schedule schedule = info.build(request);
   const sim::Result result = sim::run(schedule, topology, topology.gpus(), *network);
   return Work{result.events, schedule.ops.size(), result.makespan};
 }

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "algorithms/registry.hpp"
+#include "algorithms/ring_stream.hpp"
 #include "sim/engine.hpp"
 #include "sim/network/fifo_link_model.hpp"
 #include "sim/network/flow_model.hpp"
@@ -69,9 +70,14 @@ void check_same_run(const sched::OpStream& stream, const sched::Schedule& schedu
 
 }  // namespace
 
-TEST_CASE("ring all-reduce on demand is the materialised ring, op for op and to the picosecond", "[stream]") {
+TEST_CASE("ring all-reduce, reduce-scatter and all-gather on demand are the materialised rings, op for op and to "
+          "the picosecond",
+          "[stream]") {
   const auto registry = algo::builtin_registry();
-  const auto& ring = registry.find(sched::Collective::AllReduce, "ring");
+  const auto collective = GENERATE(sched::Collective::AllReduce, sched::Collective::ReduceScatter,
+                                   sched::Collective::AllGather);
+  INFO(sched::collective_name(collective));
+  const auto& ring = registry.find(collective, "ring");
   REQUIRE(ring.stream != nullptr);
   // Sizes: empty, the seed's 6 float32 elements on 3 GPUs (24 bytes), fewer elements than ranks,
   // and sizes that N does not divide.
@@ -79,6 +85,7 @@ TEST_CASE("ring all-reduce on demand is the materialised ring, op for op and to 
     for (const Bytes size : {Bytes{0}, Bytes{24}, Bytes{1000}, (Bytes{1} << 20) + 3}) {
       INFO("N = " << n << ", S = " << size);
       algo::Request request;
+      request.collective = collective;
       request.nranks = n;
       request.size = size;
       const sched::Schedule schedule = ring.build(request);
@@ -120,6 +127,10 @@ TEST_CASE("ring all-reduce on demand equals the closed form 2(N-1)(2a + ceil(S/N
   const auto result = sim::run(*stream, topology, topology.gpus(), network, {});
   CHECK(result.makespan == Time{std::int64_t{2} * 511 * (2'000'000 + 41'943'040)});
   CHECK(result.ops.empty());
+  // O(N) memory: an op (s + 1, r + 1) starts only once (s, r) has finished, so at most one op per
+  // rank is held, against 2·511·512 ops in all.
+  CHECK(result.peak_ops_held <= 512);
+  CHECK(result.peak_ops_held >= 256);
   for (const auto& r : result.ranks) CHECK(r.sent == 2 * 511 * (Bytes{1} << 21));
 }
 
@@ -133,4 +144,11 @@ TEST_CASE("a stream that is not a materialised schedule takes no per-op delays",
   sim::RunOptions options;
   options.op_delay.assign(stream->op_count(), Time{1});
   CHECK_THROWS_AS(sim::run(*stream, topology, topology.gpus(), network, options), std::invalid_argument);
+}
+
+TEST_CASE("the ring stream serves only the collectives of the ring walk", "[stream]") {
+  algo::Request request;
+  request.nranks = 4;
+  CHECK_THROWS_AS(algo::make_ring_stream(request, sched::Collective::Broadcast), std::invalid_argument);
+  CHECK_THROWS_AS(algo::make_ring_stream(request, sched::Collective::AllToAll), std::invalid_argument);
 }

@@ -91,7 +91,7 @@ std::vector<Case> suite(const SuiteOptions& o) {
   constexpr std::array fabrics{topo::Fabric::Switch, topo::Fabric::Ring};
   for (const char* algorithm : algorithms)
     for (const topo::Fabric fabric : fabrics)
-      for (const std::uint32_t n : {8U, 64U, 512U, 4096U, 16384U})
+      for (const std::uint32_t n : o.ranks)
         cases.push_back({fmt::format("allreduce/{}/{}/{}", algorithm, topo::fabric_name(fabric), n), n, false,
                          [=] { return run_allreduce(algorithm, fabric, n, o.size, o.bandwidth, o.latency); }});
   // Issue 7's sweep: 7 rank counts x every all-reduce algorithm x 31 sizes (8 B .. 8 GiB) > 1,000 points.

@@ -66,10 +66,11 @@ struct SuiteOptions {
   Bytes size = Bytes{1} << 30;           ///< S of the all-reduce cases
   Bandwidth bandwidth{50'000'000'000ULL * 8};  ///< per link and direction: 50 GB/s (issue 7)
   Time latency = Time{1'000'000};        ///< per link: 1 us (issue 7)
+  std::vector<std::uint32_t> ranks{8, 64, 512, 4096, 16384};  ///< N of the all-reduce cases
 };
 
 /// Every case, in a fixed order: the queue with 1024 and 65536 pending events; ring, tree and
-/// halving-doubling all-reduce at N = 8, 64, 512, 4096, 16384 on the switch and ring fabrics; the
+/// halving-doubling all-reduce at each N of options.ranks on the switch and ring fabrics; the
 /// issue's 1,000-point sweep of dgx-a100.
 std::vector<Case> suite(const SuiteOptions& options);
 

@@ -16,6 +16,7 @@
 #include "tools/bench_measure.hpp"
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
+#include "tools/sweep_spec.hpp"
 
 namespace collsim::cli {
 namespace {
@@ -211,6 +212,9 @@ CLI::App* add_bench(CLI::App& app, BenchOptions& o) {
   cmd->add_flag("--quick", o.quick, "A short run: fewer queue events, N <= 64 unless --max-ranks, no sweep");
   add_value(*cmd, "--max-ranks", o.max_ranks,
             "Skip collective cases above this N (default 4096; 64 with --quick)");
+  add_value(*cmd, "--ranks", o.ranks,
+            "N of the collective cases, e.g. 1024,2048,4096,8192,16384 or 1024..16384 (powers of two); default "
+            "8,64,512,4096,16384. Without --max-ranks every N listed runs");
   add_value(*cmd, "--repeat", o.repeat, "Runs per case, each in a fresh process; report median and min (default 1)");
   add_value(*cmd, "--size", o.size, "S of the all-reduce cases, default 1G (powers of 1024; GB = 1e9 bytes)");
   add_value(*cmd, "--max-memory", o.max_memory,
@@ -232,10 +236,13 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
   } catch (const std::regex_error& e) {
     throw UsageError(fmt::format("--cases: \"{}\" is not a regular expression ({})", o.cases, e.what()));
   }
-  const std::uint32_t max_ranks = o.max_ranks.empty() ? (o.quick ? 64U : 4096U)
-                                                      : parse_count("--max-ranks", o.max_ranks, 1, 1U << 20);
-  const std::uint32_t repeat = o.repeat.empty() ? 1U : parse_count("--repeat", o.repeat, 1, 1000);
   bench::SuiteOptions suite_options;
+  if (!o.ranks.empty()) suite_options.ranks = parse_count_list("--ranks", o.ranks, 2, 1U << 20);
+  // A list asked for explicitly runs whole unless --max-ranks says otherwise.
+  const std::uint32_t default_max = !o.ranks.empty() ? 1U << 20 : o.quick ? 64U : 4096U;
+  const std::uint32_t max_ranks =
+      o.max_ranks.empty() ? default_max : parse_count("--max-ranks", o.max_ranks, 1, 1U << 20);
+  const std::uint32_t repeat = o.repeat.empty() ? 1U : parse_count("--repeat", o.repeat, 1, 1000);
   suite_options.quick = o.quick;
   if (!o.size.empty()) suite_options.size = parse_size_flag("--size", o.size);
   const Machine machine = describe_machine();

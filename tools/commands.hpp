@@ -120,7 +120,8 @@ cuda::Probe require_gpu(std::string_view command);
 struct BenchOptions {
   std::string cases;       ///< --cases REGEX; empty: every case
   bool quick = false;
-  std::string max_ranks;   ///< empty: 4096, or 64 with --quick
+  std::string max_ranks;   ///< empty: 4096, or 64 with --quick; no cap when --ranks is given
+  std::string ranks;       ///< --ranks LIST: N of the collective cases; empty: 8,64,512,4096,16384
   std::string repeat;      ///< empty: 1
   std::string size;        ///< empty: 1G
   std::string max_memory;  ///< empty: 3/4 of the machine's memory; "0": no limit

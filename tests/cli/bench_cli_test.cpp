@@ -83,6 +83,20 @@ TEST_CASE("bench skips cases above --max-ranks and says why", "[cli][bench]") {
   CHECK(j["cases"][1]["wall_s_median"].is_null());
 }
 
+TEST_CASE("bench --ranks picks the N of the collective cases, uncapped unless --max-ranks", "[cli][bench]") {
+  const auto j = bench_json({"--cases", "allreduce/ring/switch/", "--ranks", "16,3", "--size", "1M"});
+  REQUIRE(j["cases"].size() == 2);
+  CHECK(j["cases"][0]["name"] == "allreduce/ring/switch/16");
+  CHECK(j["cases"][1]["name"] == "allreduce/ring/switch/3");
+  // Closed form 2(N-1)(2α + ⌈S/N⌉/B), 50 GB/s and 1 us per link: N = 16, S = 1 MiB: 30 · (2 + 1.31072) us;
+  // N = 3: ⌈S/N⌉ in whole float32 elements, ⌈262144/3⌉ = 87382 elements = 349528 B, 4 · (2 + 6.99056) us.
+  CHECK(j["cases"][0]["simulated_us"].get<double>() == Approx(99.3216).epsilon(1e-12));
+  CHECK(j["cases"][1]["simulated_us"].get<double>() == Approx(35.96224).epsilon(1e-12));
+  const auto capped = bench_json({"--cases", "allreduce/ring/switch/", "--ranks", "2..8", "--max-ranks", "4"});
+  REQUIRE(capped["cases"].size() == 3);
+  CHECK(capped["cases"][2]["status"] == "skipped");
+}
+
 TEST_CASE("bench prints a table by default", "[cli][bench]") {
   const auto r = run_collsim({"bench", "--cases", "queue/1024", "--quick"});
   REQUIRE(r.code == 0);
@@ -96,6 +110,8 @@ TEST_CASE("bench rejects bad flags with one line and exit 2", "[cli][bench]") {
   check_bad_input({"bench", "--repeat", "0"}, "--repeat");
   check_bad_input({"bench", "--max-memory", "lots"}, "--max-memory");
   check_bad_input({"bench", "--max-ranks", "x"}, "--max-ranks");
+  check_bad_input({"bench", "--ranks", "1"}, "--ranks");
+  check_bad_input({"bench", "--ranks", "8,x"}, "--ranks");
   check_bad_input({"bench", "--format", "csv"}, "--format");
 }
 

@@ -5,6 +5,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -68,7 +69,13 @@ Loaded build_from_flags(const SimulateOptions& o) {
   // The ops are materialised only for what reads them; otherwise they are generated as they run.
   const Ops ops = o.verify.verify || !o.save_schedule.empty() || !o.trace.empty() ? Ops::Materialised : Ops::OnDemand;
   Plan plan = naming_size(o, [&] {
-    return build_plan(algorithm, topology, ranks, o.algorithm, size, o.verify.element_size(), o.fidelity, ops);
+    try {
+      return build_plan(algorithm, topology, ranks, o.algorithm, size, o.verify.element_size(), o.fidelity, ops);
+    } catch (const std::length_error& e) {
+      if (ops == Ops::OnDemand || algorithm.stream == nullptr) throw;
+      const char* flag = o.verify.verify ? "--verify" : !o.save_schedule.empty() ? "--save-schedule" : "--trace";
+      throw UsageError(fmt::format("{}: needs every op of the schedule in memory, and {}", flag, e.what()));
+    }
   });
   return Loaded{std::move(topology), std::move(plan)};
 }

@@ -48,8 +48,9 @@ ScheduleBuilder::ScheduleBuilder(const ScheduleHeader& h, std::vector<Chunk> chu
     throw std::invalid_argument(fmt::format("root {} is out of range (ranks 0..{})", h.root, h.nranks - 1));
   const std::uint64_t slots = (std::uint64_t{h.nranks} + h.helpers) * chunks.size();
   if (slots > kMaxSlots)
-    throw std::length_error(fmt::format("a schedule of {} ranks x {} chunks has {} buffer slots; this version "
-                                        "materialises schedules and stops at {} (4096 ranks for ring all-reduce)",
+    throw std::length_error(fmt::format("a schedule of {} ranks x {} chunks has {} buffer slots; a materialised "
+                                        "schedule stops at {} (only ring all-reduce, reduce-scatter and all-gather "
+                                        "are generated on demand, without that limit)",
                                         h.nranks + h.helpers, chunks.size(), slots, kMaxSlots));
   schedule_.collective = h.collective;
   schedule_.nranks = h.nranks;

@@ -194,3 +194,36 @@ TEST_CASE("simulate --schedule errors: flags the file replaces, topologies too s
   check_bad_input({"simulate", "--schedule", bad_json}, bad_json + ":2:11: invalid JSON");
   fs::remove_all(dir);
 }
+
+TEST_CASE("ops generated on demand print what the materialised schedule prints, byte for byte", "[cli][schedule]") {
+  // Without --save-schedule the ring algorithms run from their stream (sched::OpStream); with it
+  // the schedule is built and saved. Both runs must print the same document.
+  const auto dir = scratch_dir("on-demand");
+  const auto file = (dir / "s.json").string();
+  for (const char* collective : {"allreduce", "reduce-scatter", "allgather"})
+    for (const char* fabric : {"switch", "ring"})
+      for (const char* format : {"json", "table"}) {
+        INFO(collective << " on " << fabric << ", " << format);
+        const std::vector<std::string> args{"simulate",   "--gpus", "24",       "--fabric", fabric, "--size",
+                                            "1000003",    "--collective", collective, "--format", format};
+        const auto streamed = run_collsim(args);
+        auto saving = args;
+        saving.insert(saving.end(), {"--save-schedule", file});
+        const auto built = run_collsim(saving);
+        REQUIRE(streamed.code == 0);
+        REQUIRE(built.code == 0);
+        CHECK(streamed.out == built.out);
+      }
+}
+
+TEST_CASE("past the materialised schedule's limit, a flag that needs every op is named", "[cli][schedule][errors]") {
+  // 16,384 ranks x 16,384 parts is past ScheduleBuilder::kMaxSlots (2^24): ring all-reduce runs from
+  // its stream, but --save-schedule, --verify and --trace need the ops built.
+  const std::vector<std::string> big{"simulate", "--gpus", "16384", "--fabric", "switch", "--size", "1G"};
+  auto save = big;
+  save.insert(save.end(), {"--save-schedule", (scratch_dir("too-big") / "s.json").string()});
+  check_bad_input(save, "--save-schedule: needs every op");
+  auto verify = big;
+  verify.push_back("--verify");
+  check_bad_input(verify, "--verify: needs every op");
+}

@@ -10,6 +10,7 @@
 #include "sim/event_queue.hpp"
 #include "sim/network/network_model.hpp"
 #include "tools/cli.hpp"
+#include "tools/simulation.hpp"
 
 namespace collsim::cli::bench {
 namespace {
@@ -56,19 +57,14 @@ Work run_allreduce(std::string_view algorithm, topo::Fabric fabric, std::uint32_
   const auto registry = algo::builtin_registry();
   const algo::AlgorithmInfo& info = registry.find(sched::Collective::AllReduce, algorithm);
   const topo::Topology topology = topo::generate_fabric(fabric, ranks, bandwidth, latency);
-  algo::Request request;
-  request.nranks = ranks;
-  request.size = size;
-  const auto network = net::make_network_model("flow", topology);
-  if (info.stream != nullptr) {
-    // As `collsim simulate` runs it: ops generated on demand, O(N) memory.
-    const auto stream = info.stream(request);
-    const sim::Result result = sim::run(*stream, topology, topology.gpus(), *network, {});
-    return Work{result.events, stream->op_count(), result.makespan};
-  }
-  const sched::Schedule schedule = info.build(request);
-  const sim::Result result = sim::run(schedule, topology, topology.gpus(), *network);
-  return Work{result.events, schedule.ops.size(), result.makespan};
+  // The path of `collsim simulate --gpus N --fabric F --size S --algorithm A`: the same op budget
+  // (--max-ops), and ops on demand where the algorithm has a stream.
+  AlgorithmOptions flags;
+  flags.algorithm = std::string(algorithm);
+  const Plan plan = build_plan(info, topology, ranks, flags, size, 4, FidelityOptions{}, Ops::OnDemand);
+  const Simulated run = simulate_plan(plan, topology, "flow");
+  return Work{run.result.events, plan.stream ? plan.stream->op_count() : plan.schedule.ops.size(),
+              run.result.makespan};
 }
 
 Work run_sweep(const std::vector<std::string>& args) {

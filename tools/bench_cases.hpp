@@ -40,9 +40,9 @@ class NotAvailable : public std::runtime_error {
 Work run_queue_hold(std::size_t pending, std::uint64_t events);
 
 /// All-reduce with the registry's `algorithm` on `ranks` GPUs of a generated `fabric` whose links
-/// have `bandwidth` per direction and `latency`, S = `size`, flow network model: runs the
-/// algorithm's ops on demand when it has a stream (sched::OpStream), else builds the schedule,
-/// as `collsim simulate` does before it writes its report.
+/// have `bandwidth` per direction and `latency`, S = `size`, flow network model, as `collsim
+/// simulate --gpus N --fabric F` runs it (tools/simulation.hpp: the --max-ops budget, float32
+/// elements, ops on demand where the algorithm has a stream, else a materialised schedule).
 /// Throws what the builders and the engine throw (std::length_error when the schedule is too
 /// large to materialise).
 Work run_allreduce(std::string_view algorithm, topo::Fabric fabric, std::uint32_t ranks, Bytes size,

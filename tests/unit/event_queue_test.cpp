@@ -85,19 +85,20 @@ TEST_CASE("interleaved pushes and pops come out in (time, insertion) order", "[e
 }
 
 TEST_CASE("ties keep insertion order when a bucket is spread over lower ones", "[event_queue]") {
-  // Worked example of the radix heap (sim/event_queue.hpp): with now() = 0, times 8, 12 and 15 all
-  // have bit width 4 and share bucket 4. The first pop spreads it around 8: the 8s go to bucket 0,
-  // 12 (8 XOR 12 = 4) and 15 (8 XOR 15 = 7) to bucket 3, where a later push of 12 joins them; the
-  // next refill spreads bucket 3 around 12. The rule (time, insertion) gives a c | b e f | d.
+  // Worked example of the radix heap with 4-bit digits (sim/event_queue.hpp): with now() = 0,
+  // times 24, 28 and 31 (hex 18, 1C, 1F) first differ from 0 in digit 1, all with value 1, so they
+  // share bucket (1, 1). The first pop spreads it around 24: the 24s become current, 28 and 31
+  // go to level 0 (digits C and F), where a later push of 28 joins the earlier 28s. The rule
+  // (time, insertion) gives a c | b e f | d.
   EventQueue<char> q;
-  q.push(Time{8}, 'a');
-  q.push(Time{12}, 'b');
-  q.push(Time{8}, 'c');
-  q.push(Time{15}, 'd');
-  q.push(Time{12}, 'e');
+  q.push(Time{24}, 'a');
+  q.push(Time{28}, 'b');
+  q.push(Time{24}, 'c');
+  q.push(Time{31}, 'd');
+  q.push(Time{28}, 'e');
   std::string order;
   order += q.pop().payload;
-  q.push(Time{12}, 'f');
+  q.push(Time{28}, 'f');
   while (!q.empty()) order += q.pop().payload;
   CHECK(order == "acbefd");
 }
@@ -118,7 +119,7 @@ TEST_CASE("events pushed at now() run after the earlier ones of the same time", 
 }
 
 TEST_CASE("times up to the largest picosecond count are ordered", "[event_queue]") {
-  // The radix heap's top bucket: a key of 2^63 - 1 differs from 0 in bit 62.
+  // The radix heap's top level: a key of 2^63 - 1 differs from 0 in bit 62, digit 15.
   constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
   EventQueue<int> q;
   q.push(Time{kMax}, 1);

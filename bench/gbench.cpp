@@ -9,6 +9,7 @@ namespace {
 
 using collsim::cli::bench::run_allreduce;
 using collsim::cli::bench::run_queue_hold;
+using collsim::cli::bench::run_queue_ties;
 using collsim::topo::Fabric;
 
 // The bare event queue: hold model with state.range(0) pending events, 1M pops per iteration.
@@ -19,6 +20,15 @@ void BM_EventQueueHold(benchmark::State& state) {
   state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_EventQueueHold)->Arg(1024)->Arg(65536)->Unit(benchmark::kMillisecond);
+
+// The engine's pattern: state.range(0) ranks in lockstep, every pop ties with all others.
+void BM_EventQueueTies(benchmark::State& state) {
+  const auto pending = static_cast<std::size_t>(state.range(0));
+  std::uint64_t events = 0;
+  for (auto _ : state) events += run_queue_ties(pending, 1'000'000).events;
+  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_EventQueueTies)->Arg(4096)->Unit(benchmark::kMillisecond);
 
 // All-reduce of 1 GiB at 50 GB/s, 1 us per link (issue 7), schedule build plus engine run. Tree and
 // halving-doubling on the ring fabric stop at N = 64: their contention makes larger N take minutes.

@@ -52,6 +52,23 @@ Work run_queue_hold(std::size_t pending, std::uint64_t events) {
   return Work{events, 0, std::nullopt};
 }
 
+Work run_queue_ties(std::size_t pending, std::uint64_t events) {
+  // A ring step of 1 MiB at 50 GB/s (20,971,520 ps) and a 1 us latency, as in issue 7's runs.
+  constexpr Time kTransmit{20'971'520};
+  constexpr Time kLatency{1'000'000};
+  sim::EventQueue<HoldPayload> queue;
+  for (std::size_t i = 0; i < pending; ++i) queue.push(Time{0}, HoldPayload{i, 0});
+  std::uint64_t checksum = 0;
+  for (std::uint64_t i = 0; i < events && !queue.empty(); ++i) {
+    auto e = queue.pop();
+    checksum += e.payload.token;
+    e.payload.flags ^= 1;  // alternates end of transmission and arrival
+    queue.push(e.time + (e.payload.flags != 0 ? kTransmit : kLatency), e.payload);
+  }
+  if (checksum == ~std::uint64_t{0}) throw std::logic_error("bench: impossible checksum");
+  return Work{events, 0, std::nullopt};
+}
+
 Work run_allreduce(std::string_view algorithm, topo::Fabric fabric, std::uint32_t ranks, Bytes size,
                    Bandwidth bandwidth, Time latency) {
   const auto registry = algo::builtin_registry();
@@ -83,6 +100,7 @@ std::vector<Case> suite(const SuiteOptions& o) {
   for (const std::size_t pending : {std::size_t{1024}, std::size_t{65536}})
     cases.push_back({fmt::format("queue/{}", pending), 0, false,
                      [pending, hold_events] { return run_queue_hold(pending, hold_events); }});
+  cases.push_back({"queue/ties/4096", 0, false, [hold_events] { return run_queue_ties(4096, hold_events); }});
   constexpr std::array algorithms{"ring", "tree", "halving-doubling"};
   constexpr std::array fabrics{topo::Fabric::Switch, topo::Fabric::Ring};
   for (const char* algorithm : algorithms)

@@ -39,6 +39,13 @@ class NotAvailable : public std::runtime_error {
 /// = `events` (pops; each pop is followed by one push). Deterministic (xorshift64, fixed seed).
 Work run_queue_hold(std::size_t pending, std::uint64_t events);
 
+/// The engine's pattern for the event queue: `pending` ranks in lockstep, as in a ring all-reduce
+/// on dedicated links. All start at time 0; `events` times pop the earliest and push it again at
+/// its time plus, alternately, one transmission (1 MiB at 50 GB/s, 20,971,520 ps) and one latency
+/// (1 us), so every pop shares its picosecond with `pending` - 1 others and the order rule's
+/// insertion sequence decides each time. Work::events = `events`. Deterministic.
+Work run_queue_ties(std::size_t pending, std::uint64_t events);
+
 /// All-reduce with the registry's `algorithm` on `ranks` GPUs of a generated `fabric` whose links
 /// have `bandwidth` per direction and `latency`, S = `size`, flow network model, as `collsim
 /// simulate --gpus N --fabric F` runs it (tools/simulation.hpp: the --max-ops budget, float32

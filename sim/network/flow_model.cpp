@@ -3,16 +3,19 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace collsim::net {
 namespace {
-// Tokens: bit 0 = kind (0: end of transmission, 1: arrival); an end carries the flow's slot in
-// bits 1..32 and its projection version (mod 2^31) in bits 33..; an arrival the transfer id.
-constexpr std::uint32_t kVersionMask = 0x7FFFFFFFu;
+// Tokens: bits 0..1 = kind (0: end of transmission, 1: arrival, 2: ends due together); an end
+// carries the flow's slot in bits 2..33 and its projection version (mod 2^30) in bits 34..; an
+// arrival the transfer id; ends due together the first entry of their list in batch_.
+constexpr std::uint32_t kVersionMask = 0x3FFFFFFFu;
 std::uint64_t end_token(std::uint32_t slot, std::uint32_t version) {
-  return (std::uint64_t{version & kVersionMask} << 33) | (std::uint64_t{slot} << 1);
+  return (std::uint64_t{version & kVersionMask} << 34) | (std::uint64_t{slot} << 2);
 }
-std::uint64_t arrive_token(TransferId id) { return (std::uint64_t{id} << 1) | 1; }
+std::uint64_t arrive_token(TransferId id) { return (std::uint64_t{id} << 2) | 1; }
+std::uint64_t batch_token(std::uint32_t head) { return (std::uint64_t{head} << 2) | 2; }
 }  // namespace
 
 FlowModel::FlowModel(const topo::Topology& topology)
@@ -208,21 +211,52 @@ void FlowModel::apply_updates(Time now, WakeQueue& queue) {
   // transfer id, as the schedule numbers them, whatever order the classes were found in.
   std::sort(updates_.begin(), updates_.end(),
             [&](const auto& a, const auto& b) { return flows_[a.first].id < flows_[b.first].id; });
-  for (const auto& [slot, changed] : updates_) set_rate(now, slot, changed, queue);
+  wakes_.clear();
+  for (const auto& [slot, changed] : updates_)
+    if (const auto at = set_rate(now, slot, changed)) wakes_.push_back(Wake{*at, slot, flows_[slot].version & kVersionMask});
+  // The queue delivers wake-ups due at one time in the order they were scheduled, and these were
+  // scheduled one after the other with nothing between them; an end reports no finished transfer,
+  // so the engine does nothing between two of them either. Hence one wake-up that ends them in
+  // that order, each still checked for being current when its turn comes (an earlier one may have
+  // moved it), gives the same times as one wake-up each, and the queue holds one entry, not one per
+  // flow (a burst of starts on a contended switch re-schedules hundreds of flows per start, all
+  // due at the same picosecond).
+  std::stable_sort(wakes_.begin(), wakes_.end(), [](const Wake& a, const Wake& b) { return a.at < b.at; });
+  for (std::size_t i = 0; i < wakes_.size();) {
+    std::size_t j = i + 1;
+    while (j < wakes_.size() && wakes_[j].at == wakes_[i].at) ++j;
+    if (j == i + 1) {
+      queue.wake_at(wakes_[i].at, end_token(wakes_[i].slot, wakes_[i].version));
+    } else {
+      std::uint32_t head = kNone;
+      for (std::size_t k = j; k-- > i;) {
+        std::uint32_t e = batch_free_;
+        if (e != kNone) {
+          batch_free_ = batch_[e].next;
+        } else {
+          e = static_cast<std::uint32_t>(batch_.size());
+          batch_.emplace_back();
+        }
+        batch_[e] = BatchEntry{wakes_[k].slot, wakes_[k].version, head};
+        head = e;
+      }
+      queue.wake_at(wakes_[i].at, batch_token(head));
+    }
+    i = j;
+  }
 }
 
-void FlowModel::set_rate(Time now, Slot slot, bool changed, WakeQueue& queue) {
+std::optional<Time> FlowModel::set_rate(Time now, Slot slot, bool changed) {
   Flow& f = flows_[slot];
   Group& g = groups_[f.group];
   const double rate = g.rate;
   const double full = static_cast<double>(f.route->bottleneck.bits_per_s);
   if (f.exact && rate >= full) {
     // At full speed: the exact end, scheduled once when it starts.
-    if (!f.scheduled) {
-      f.scheduled = true;
-      queue.wake_at(checked_add(f.started, transfer_time(f.bytes, f.route->bottleneck)), end_token(slot, ++f.version));
-    }
-    return;
+    if (f.scheduled) return std::nullopt;
+    f.scheduled = true;
+    ++f.version;
+    return checked_add(f.started, transfer_time(f.bytes, f.route->bottleneck));
   }
   double& bits_left = g.bits_left[f.pos];  // brought to `now` by collect() when already slowed
   if (f.exact) {
@@ -230,23 +264,37 @@ void FlowModel::set_rate(Time now, Slot slot, bool changed, WakeQueue& queue) {
     f.exact = false;
     bits_left = std::max(0.0, static_cast<double>(f.bytes) * 8.0 - full * static_cast<double>((now - f.started).count()) * 1e-12);
   } else if (!changed && f.scheduled) {
-    return;  // unchanged: keep the scheduled end
+    return std::nullopt;  // unchanged: keep the scheduled end
   }
   f.scheduled = true;
+  ++f.version;
   const double ps = std::ceil(bits_left / rate * 1e12);
-  const Time at = ps >= 9.2e18 ? Time::max() : checked_add(now, Time{static_cast<std::int64_t>(ps)});
-  queue.wake_at(at, end_token(slot, ++f.version));
+  return ps >= 9.2e18 ? Time::max() : checked_add(now, Time{static_cast<std::int64_t>(ps)});
 }
 
 void FlowModel::wake(Time now, std::uint64_t token, WakeQueue& queue, std::vector<TransferId>& finished) {
-  if (token & 1) {
-    finished.push_back(static_cast<TransferId>((token >> 1) & 0xFFFFFFFFu));
-    return;
+  switch (token & 3) {
+    case 1:
+      finished.push_back(static_cast<TransferId>((token >> 2) & 0xFFFFFFFFu));
+      return;
+    case 0:
+      end_if_current(now, static_cast<Slot>((token >> 2) & 0xFFFFFFFFu), static_cast<std::uint32_t>(token >> 34), queue);
+      return;
+    default:
+      for (auto e = static_cast<std::uint32_t>(token >> 2); e != kNone;) {
+        const BatchEntry entry = batch_[e];  // a copy: ending it may add entries (and move batch_)
+        batch_[e].next = batch_free_;
+        batch_free_ = e;
+        e = entry.next;
+        end_if_current(now, entry.slot, entry.version, queue);
+      }
   }
-  const auto slot = static_cast<Slot>((token >> 1) & 0xFFFFFFFFu);
+}
+
+void FlowModel::end_if_current(Time now, Slot slot, std::uint32_t version, WakeQueue& queue) {
   if (slot >= flows_.size()) return;
   Flow& f = flows_[slot];
-  if (f.route == nullptr || static_cast<std::uint32_t>(token >> 33) != (f.version & kVersionMask)) return;  // superseded
+  if (f.route == nullptr || version != (f.version & kVersionMask)) return;  // superseded
   const topo::Route& route = *f.route;
   const TransferId id = f.id;
   Connection& connection = connections_[f.connection];
@@ -268,7 +316,7 @@ void FlowModel::wake(Time now, std::uint64_t token, WakeQueue& queue, std::vecto
       // One flow of the class left and one joined: every class has the size it had at the last
       // solve, so every rate is what that solve gave (the solver is a function of the sizes).
       collect(now, route.resources);
-      set_rate(now, slot_next, false, queue);
+      if (const auto at = set_rate(now, slot_next, false)) queue.wake_at(*at, end_token(slot_next, flows_[slot_next].version));
       return;
     }
   }

@@ -32,6 +32,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -104,9 +105,12 @@ class FlowModel final : public NetworkModel {
   void take_rate(std::uint32_t group, double rate);
   /// Applies their class's rate to the flows in updates_, in transfer id order.
   void apply_updates(Time now, WakeQueue& queue);
-  /// Applies its class's max-min rate to the flow in `slot` (`changed`: not the rate it had):
-  /// schedules its end when it changed.
-  void set_rate(Time now, Slot slot, bool changed, WakeQueue& queue);
+  /// Applies its class's max-min rate to the flow in `slot` (`changed`: not the rate it had).
+  /// Returns the time of its newly projected end (its version is bumped: older wake-ups go stale),
+  /// or nullopt when its scheduled end stands.
+  std::optional<Time> set_rate(Time now, Slot slot, bool changed);
+  /// Ends the transmission of the flow in `slot` if `version` is still its current projection.
+  void end_if_current(Time now, Slot slot, std::uint32_t version, WakeQueue& queue);
 
   const topo::Topology& topology_;
   std::vector<Flow> flows_;                         // slab of transmitting flows
@@ -129,6 +133,21 @@ class FlowModel final : public NetworkModel {
   std::uint32_t stamp_ = 0;
   std::vector<std::uint32_t> component_resources_;
   std::vector<std::uint32_t> component_;  // groups
+  /// A flow's end to wake up for.
+  struct Wake {
+    Time at;
+    Slot slot;
+    std::uint32_t version;
+  };
+  /// One end in a list of ends due together (one wake-up), in the order to end them.
+  struct BatchEntry {
+    Slot slot = kNone;
+    std::uint32_t version = 0;
+    std::uint32_t next = kNone;  // into batch_
+  };
+  std::vector<Wake> wakes_;                 // apply_updates' new ends, grouped by time before scheduling
+  std::vector<BatchEntry> batch_;           // slab of the lists behind batch wake-ups
+  std::uint32_t batch_free_ = kNone;
   std::vector<std::pair<Slot, bool>> updates_;  // flows to give a rate (and whether it changed), by transfer id
   std::vector<std::uint32_t> solver_index_;  // by resource: its index in solver_
   std::vector<std::uint32_t> flow_resources_;

@@ -110,12 +110,12 @@ void FlowModel::end(Time now, Slot slot) {
   if (observer_) observer_->transmit_end(now, f.id);
   for (topo::LinkId l : f.route->links)
     if (--users_[l] == 0) busy_[l] += now - busy_since_[l];
+  // Erased in place, not swapped with the last: a class keeps its flows in start order, which is
+  // mostly transfer id order, so apply_updates seldom has to sort.
   Group& g = groups_[f.group];
-  flows_[g.flows.back()].pos = f.pos;
-  g.flows[f.pos] = g.flows.back();
-  g.flows.pop_back();
-  g.bits_left[f.pos] = g.bits_left.back();
-  g.bits_left.pop_back();
+  g.flows.erase(g.flows.begin() + f.pos);
+  g.bits_left.erase(g.bits_left.begin() + f.pos);
+  for (std::size_t i = f.pos; i < g.flows.size(); ++i) flows_[g.flows[i]].pos = static_cast<std::uint32_t>(i);
   if (g.flows.empty()) {
     // g.rate stays: a class that empties and fills again has only new flows, all set anyway.
     for (auto r : f.route->resources) {
@@ -156,8 +156,11 @@ void FlowModel::collect(Time now, const std::vector<std::uint32_t>& start_resour
   // value, overwritten when it is first slowed). Rounding at every change, even one that keeps the
   // rate, is part of the model's arithmetic: doing it less often moves contended times by up to
   // 0.5 % (ends one picosecond apart reorder ties; bench/PROFILE.md 3.7).
+  // (At the time of the last update there is nothing to do: bits_left is never negative, so
+  // max(0, bits - 0) == bits; a burst of starts at one time re-solves many times.)
   for (std::uint32_t gi : component_) {
     Group& g = groups_[gi];
+    if (g.updated == now) continue;
     const double sent = g.rate * static_cast<double>((now - g.updated).count()) * 1e-12;
     for (double& bits : g.bits_left) bits = std::max(0.0, bits - sent);
     g.updated = now;
@@ -200,28 +203,28 @@ void FlowModel::resolve(Time now, const std::vector<std::uint32_t>& start_resour
 void FlowModel::take_rate(std::uint32_t group, double rate) {
   // A flow whose class keeps its rate keeps its scheduled end: set_rate would change nothing.
   Group& g = groups_[group];
-  const bool changed = g.rate != rate;
+  g.changed = g.rate != rate;
   g.rate = rate;
   for (Slot s : g.flows)
-    if (changed || !flows_[s].scheduled) updates_.emplace_back(s, changed);
+    if (g.changed || !flows_[s].scheduled) updates_.push_back(s);
 }
 
 void FlowModel::apply_updates(Time now, WakeQueue& queue) {
-  // Wake-ups at equal times are delivered in the order they were scheduled: schedule them by
-  // transfer id, as the schedule numbers them, whatever order the classes were found in.
-  std::sort(updates_.begin(), updates_.end(),
-            [&](const auto& a, const auto& b) { return flows_[a.first].id < flows_[b.first].id; });
+  // Each flow's new end depends on that flow alone, so the order of set_rate does not matter; the
+  // order of scheduling does, among wake-ups due at one time (the queue delivers those in the
+  // order they were scheduled): by transfer id, as the schedule numbers them, whatever order the
+  // classes were found in.
   wakes_.clear();
-  for (const auto& [slot, changed] : updates_)
-    if (const auto at = set_rate(now, slot, changed)) wakes_.push_back(Wake{*at, slot, flows_[slot].version & kVersionMask});
-  // The queue delivers wake-ups due at one time in the order they were scheduled, and these were
-  // scheduled one after the other with nothing between them; an end reports no finished transfer,
-  // so the engine does nothing between two of them either. Hence one wake-up that ends them in
-  // that order, each still checked for being current when its turn comes (an earlier one may have
-  // moved it), gives the same times as one wake-up each, and the queue holds one entry, not one per
-  // flow (a burst of starts on a contended switch re-schedules hundreds of flows per start, all
-  // due at the same picosecond).
-  std::stable_sort(wakes_.begin(), wakes_.end(), [](const Wake& a, const Wake& b) { return a.at < b.at; });
+  for (const Slot slot : updates_)
+    if (const auto at = set_rate(now, slot, groups_[flows_[slot].group].changed))
+      wakes_.push_back(Wake{*at, flows_[slot].id, slot, flows_[slot].version & kVersionMask});
+  sort_wakes();
+  // These wake-ups were scheduled one after the other with nothing between them, and an end
+  // reports no finished transfer, so the engine does nothing between two of them either. Hence
+  // one wake-up that ends those due at one time in that order, each still checked for being
+  // current when its turn comes (an earlier one may have moved it), gives the same times as one
+  // wake-up each, and the queue holds one entry, not one per flow (a burst of starts on a
+  // contended switch re-schedules hundreds of flows per start, all due at the same picosecond).
   for (std::size_t i = 0; i < wakes_.size();) {
     std::size_t j = i + 1;
     while (j < wakes_.size() && wakes_[j].at == wakes_[i].at) ++j;
@@ -244,6 +247,26 @@ void FlowModel::apply_updates(Time now, WakeQueue& queue) {
     }
     i = j;
   }
+}
+
+void FlowModel::sort_wakes() {
+  // wakes_ comes class by class, each class in start order, which is mostly id order, and classes
+  // mostly hold disjoint id ranges: order the sorted runs by their first wake-up and check; sort
+  // everything only when runs interleave.
+  const auto earlier = [](const Wake& a, const Wake& b) { return a.at != b.at ? a.at < b.at : a.id < b.id; };
+  runs_.clear();
+  for (std::uint32_t i = 0; i < wakes_.size(); ++i)
+    if (i == 0 || earlier(wakes_[i], wakes_[i - 1])) runs_.push_back(i);
+  if (runs_.size() <= 1) return;
+  std::sort(runs_.begin(), runs_.end(), [&](std::uint32_t a, std::uint32_t b) { return earlier(wakes_[a], wakes_[b]); });
+  sorted_wakes_.clear();
+  for (const std::uint32_t first : runs_) {
+    std::uint32_t last = first + 1;
+    while (last < wakes_.size() && !earlier(wakes_[last], wakes_[last - 1])) ++last;
+    sorted_wakes_.insert(sorted_wakes_.end(), wakes_.begin() + first, wakes_.begin() + last);
+  }
+  wakes_.swap(sorted_wakes_);
+  if (!std::is_sorted(wakes_.begin(), wakes_.end(), earlier)) std::sort(wakes_.begin(), wakes_.end(), earlier);
 }
 
 std::optional<Time> FlowModel::set_rate(Time now, Slot slot, bool changed) {

@@ -90,6 +90,7 @@ class FlowModel final : public NetworkModel {
     std::vector<double> bits_left;   // by position in flows: bits still to send at `updated` (slowed flows only)
     double rate = -1;                // bits/s, given by the last solve that saw it (-1: none yet)
     Time updated{0};
+    bool changed = false;            // that solve changed its rate
   };
   std::uint32_t connection_of(const topo::Route& route, std::uint16_t channel);
   Slot begin(Time now, TransferId id, const topo::Route& route, std::uint32_t connection, Bytes bytes);
@@ -109,6 +110,8 @@ class FlowModel final : public NetworkModel {
   /// Returns the time of its newly projected end (its version is bumped: older wake-ups go stale),
   /// or nullopt when its scheduled end stands.
   std::optional<Time> set_rate(Time now, Slot slot, bool changed);
+  /// Sorts wakes_ by (time, transfer id), cheaply when it is made of a few sorted runs.
+  void sort_wakes();
   /// Ends the transmission of the flow in `slot` if `version` is still its current projection.
   void end_if_current(Time now, Slot slot, std::uint32_t version, WakeQueue& queue);
 
@@ -136,6 +139,7 @@ class FlowModel final : public NetworkModel {
   /// A flow's end to wake up for.
   struct Wake {
     Time at;
+    TransferId id;
     Slot slot;
     std::uint32_t version;
   };
@@ -146,9 +150,11 @@ class FlowModel final : public NetworkModel {
     std::uint32_t next = kNone;  // into batch_
   };
   std::vector<Wake> wakes_;                 // apply_updates' new ends, grouped by time before scheduling
+  std::vector<Wake> sorted_wakes_;          // sort_wakes' buffer
+  std::vector<std::uint32_t> runs_;         // sort_wakes' sorted runs (first index)
   std::vector<BatchEntry> batch_;           // slab of the lists behind batch wake-ups
   std::uint32_t batch_free_ = kNone;
-  std::vector<std::pair<Slot, bool>> updates_;  // flows to give a rate (and whether it changed), by transfer id
+  std::vector<Slot> updates_;  // flows to give their class's rate  // flows to give a rate (and whether it changed), by transfer id
   std::vector<std::uint32_t> solver_index_;  // by resource: its index in solver_
   std::vector<std::uint32_t> flow_resources_;
   std::vector<double> rates_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <optional>
 
@@ -98,9 +99,13 @@ FlowModel::Slot FlowModel::begin(Time now, TransferId id, const topo::Route& rou
     g.updated = now;
     for (auto r : route.resources) on_resource_[r].push_back(f.group);
   }
-  f.pos = static_cast<std::uint32_t>(g.flows.size());
-  g.flows.push_back(slot);
-  g.bits_left.push_back(0);  // set when it is first slowed
+  // Kept in transfer id order (mostly an append: transfers start roughly in id order), so the
+  // class's new ends come out sorted for apply_updates.
+  auto pos = g.flows.size();
+  while (pos > 0 && flows_[g.flows[pos - 1]].id > id) --pos;
+  g.flows.insert(g.flows.begin() + static_cast<std::ptrdiff_t>(pos), slot);
+  g.bits_left.insert(g.bits_left.begin() + static_cast<std::ptrdiff_t>(pos), 0.0);  // set when it is first slowed
+  for (auto i = pos; i < g.flows.size(); ++i) flows_[g.flows[i]].pos = static_cast<std::uint32_t>(i);
   return slot;
 }
 
@@ -110,8 +115,7 @@ void FlowModel::end(Time now, Slot slot) {
   if (observer_) observer_->transmit_end(now, f.id);
   for (topo::LinkId l : f.route->links)
     if (--users_[l] == 0) busy_[l] += now - busy_since_[l];
-  // Erased in place, not swapped with the last: a class keeps its flows in start order, which is
-  // mostly transfer id order, so apply_updates seldom has to sort.
+  // Erased in place, not swapped with the last: a class keeps its flows in transfer id order.
   Group& g = groups_[f.group];
   g.flows.erase(g.flows.begin() + f.pos);
   g.bits_left.erase(g.bits_left.begin() + f.pos);
@@ -250,23 +254,27 @@ void FlowModel::apply_updates(Time now, WakeQueue& queue) {
 }
 
 void FlowModel::sort_wakes() {
-  // wakes_ comes class by class, each class in start order, which is mostly id order, and classes
-  // mostly hold disjoint id ranges: order the sorted runs by their first wake-up and check; sort
-  // everything only when runs interleave.
+  // wakes_ comes class by class, each class in transfer id order (begin keeps it so), and the
+  // flows of a class mostly end together: a bottom-up merge of those sorted runs, O(n log runs).
   const auto earlier = [](const Wake& a, const Wake& b) { return a.at != b.at ? a.at < b.at : a.id < b.id; };
+  const auto n = static_cast<std::uint32_t>(wakes_.size());
   runs_.clear();
-  for (std::uint32_t i = 0; i < wakes_.size(); ++i)
+  for (std::uint32_t i = 0; i < n; ++i)
     if (i == 0 || earlier(wakes_[i], wakes_[i - 1])) runs_.push_back(i);
-  if (runs_.size() <= 1) return;
-  std::sort(runs_.begin(), runs_.end(), [&](std::uint32_t a, std::uint32_t b) { return earlier(wakes_[a], wakes_[b]); });
-  sorted_wakes_.clear();
-  for (const std::uint32_t first : runs_) {
-    std::uint32_t last = first + 1;
-    while (last < wakes_.size() && !earlier(wakes_[last], wakes_[last - 1])) ++last;
-    sorted_wakes_.insert(sorted_wakes_.end(), wakes_.begin() + first, wakes_.begin() + last);
+  while (runs_.size() > 1) {
+    sorted_wakes_.clear();
+    merged_runs_.clear();
+    for (std::size_t i = 0; i < runs_.size(); i += 2) {
+      const std::uint32_t first = runs_[i];
+      const std::uint32_t mid = i + 1 < runs_.size() ? runs_[i + 1] : n;
+      const std::uint32_t last = i + 2 < runs_.size() ? runs_[i + 2] : n;
+      merged_runs_.push_back(static_cast<std::uint32_t>(sorted_wakes_.size()));
+      std::merge(wakes_.begin() + first, wakes_.begin() + mid, wakes_.begin() + mid, wakes_.begin() + last,
+                 std::back_inserter(sorted_wakes_), earlier);
+    }
+    wakes_.swap(sorted_wakes_);
+    runs_.swap(merged_runs_);
   }
-  wakes_.swap(sorted_wakes_);
-  if (!std::is_sorted(wakes_.begin(), wakes_.end(), earlier)) std::sort(wakes_.begin(), wakes_.end(), earlier);
 }
 
 std::optional<Time> FlowModel::set_rate(Time now, Slot slot, bool changed) {

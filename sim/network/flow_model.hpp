@@ -86,7 +86,7 @@ class FlowModel final : public NetworkModel {
   /// slowed (inexact) flows all run at `rate` since `updated`, the last change that reached it.
   struct Group {
     const topo::Route* route = nullptr;
-    std::vector<Slot> flows;         // any order
+    std::vector<Slot> flows;         // by transfer id
     std::vector<double> bits_left;   // by position in flows: bits still to send at `updated` (slowed flows only)
     double rate = -1;                // bits/s, given by the last solve that saw it (-1: none yet)
     Time updated{0};
@@ -110,7 +110,7 @@ class FlowModel final : public NetworkModel {
   /// Returns the time of its newly projected end (its version is bumped: older wake-ups go stale),
   /// or nullopt when its scheduled end stands.
   std::optional<Time> set_rate(Time now, Slot slot, bool changed);
-  /// Sorts wakes_ by (time, transfer id), cheaply when it is made of a few sorted runs.
+  /// Sorts wakes_ by (time, transfer id), in O(n log runs) for n made of sorted runs.
   void sort_wakes();
   /// Ends the transmission of the flow in `slot` if `version` is still its current projection.
   void end_if_current(Time now, Slot slot, std::uint32_t version, WakeQueue& queue);
@@ -152,6 +152,7 @@ class FlowModel final : public NetworkModel {
   std::vector<Wake> wakes_;                 // apply_updates' new ends, grouped by time before scheduling
   std::vector<Wake> sorted_wakes_;          // sort_wakes' buffer
   std::vector<std::uint32_t> runs_;         // sort_wakes' sorted runs (first index)
+  std::vector<std::uint32_t> merged_runs_;  // the same after one merge pass
   std::vector<BatchEntry> batch_;           // slab of the lists behind batch wake-ups
   std::uint32_t batch_free_ = kNone;
   std::vector<Slot> updates_;  // flows to give their class's rate  // flows to give a rate (and whether it changed), by transfer id

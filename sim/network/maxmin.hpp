@@ -45,9 +45,11 @@ class MaxMinSolver {
     return std::span<const std::uint32_t>(flow_resources_).subspan(flow_offsets_[f], flow_offsets_[f + 1] - flow_offsets_[f]);
   }
   struct Scratch {
-    std::vector<double> left;
-    std::vector<std::uint64_t> unfrozen;  // flows (not classes) not yet fixed, by resource
-    std::vector<char> fixed, bottleneck;
+    std::vector<double> left, share;       // by resource: capacity not yet given, its fair share this round
+    std::vector<std::uint64_t> unfrozen;   // flows (not classes) not yet fixed, by resource
+    std::vector<std::uint64_t> fixed_now;  // flows fixed in this round, by resource
+    std::vector<char> bottleneck;
+    std::vector<std::uint32_t> active;     // classes not yet fixed
   };
   void solve_with(std::vector<double>& rate, Scratch& s) const;
 

@@ -100,7 +100,7 @@ FlowModel::Slot FlowModel::begin(Time now, TransferId id, const topo::Route& rou
     for (auto r : route.resources) on_resource_[r].push_back(f.group);
   }
   // Kept in transfer id order (mostly an append: transfers start roughly in id order), so the
-  // class's new ends come out sorted for apply_updates.
+  // class's new ends come out sorted for schedule_wakes.
   auto pos = g.flows.size();
   while (pos > 0 && flows_[g.flows[pos - 1]].id > id) --pos;
   g.flows.insert(g.flows.begin() + static_cast<std::ptrdiff_t>(pos), slot);
@@ -181,9 +181,9 @@ void FlowModel::resolve(Time now, const std::vector<std::uint32_t>& start_resour
     double rate = std::numeric_limits<double>::infinity();
     for (auto r : component_resources_)
       rate = std::min(rate, static_cast<double>(topology_.link(r).bandwidth.bits_per_s));
-    updates_.clear();
-    take_rate(component_[0], rate);
-    apply_updates(now, queue);
+    wakes_.clear();
+    take_rate(now, component_[0], rate);
+    schedule_wakes(queue);
     return;
   }
   // The solver's result does not depend on the order of its classes (every flow fixed in a round
@@ -199,29 +199,28 @@ void FlowModel::resolve(Time now, const std::vector<std::uint32_t>& start_resour
     solver_.add_flow_over(flow_resources_, static_cast<std::uint32_t>(groups_[g].flows.size()));
   }
   solver_.solve_into(rates_);
-  updates_.clear();
-  for (std::size_t i = 0; i < component_.size(); ++i) take_rate(component_[i], rates_[i]);
-  apply_updates(now, queue);
-}
-
-void FlowModel::take_rate(std::uint32_t group, double rate) {
-  // A flow whose class keeps its rate keeps its scheduled end: set_rate would change nothing.
-  Group& g = groups_[group];
-  g.changed = g.rate != rate;
-  g.rate = rate;
-  for (Slot s : g.flows)
-    if (g.changed || !flows_[s].scheduled) updates_.push_back(s);
-}
-
-void FlowModel::apply_updates(Time now, WakeQueue& queue) {
-  // Each flow's new end depends on that flow alone, so the order of set_rate does not matter; the
-  // order of scheduling does, among wake-ups due at one time (the queue delivers those in the
-  // order they were scheduled): by transfer id, as the schedule numbers them, whatever order the
-  // classes were found in.
   wakes_.clear();
-  for (const Slot slot : updates_)
-    if (const auto at = set_rate(now, slot, groups_[flows_[slot].group].changed))
-      wakes_.push_back(Wake{*at, flows_[slot].id, slot, flows_[slot].version & kVersionMask});
+  for (std::size_t i = 0; i < component_.size(); ++i) take_rate(now, component_[i], rates_[i]);
+  schedule_wakes(queue);
+}
+
+void FlowModel::take_rate(Time now, std::uint32_t group, double rate) {
+  // A flow whose class keeps its rate keeps its scheduled end: set_rate would change nothing.
+  // Each flow's new end depends on that flow alone, so the order of set_rate does not matter; the
+  // order of scheduling does, among wake-ups due at one time (schedule_wakes).
+  Group& g = groups_[group];
+  const bool changed = g.rate != rate;
+  g.rate = rate;
+  for (const Slot slot : g.flows) {
+    Flow& f = flows_[slot];
+    if (!changed && f.scheduled) continue;
+    if (const auto at = set_rate(now, slot, changed)) wakes_.push_back(Wake{*at, f.id, slot, f.version & kVersionMask});
+  }
+}
+
+void FlowModel::schedule_wakes(WakeQueue& queue) {
+  // The queue delivers wake-ups due at one time in the order they were scheduled: schedule them
+  // by transfer id, as the schedule numbers them, whatever order the classes were found in.
   sort_wakes();
   // These wake-ups were scheduled one after the other with nothing between them, and an end
   // reports no finished transfer, so the engine does nothing between two of them either. Hence

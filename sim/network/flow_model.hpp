@@ -90,7 +90,6 @@ class FlowModel final : public NetworkModel {
     std::vector<double> bits_left;   // by position in flows: bits still to send at `updated` (slowed flows only)
     double rate = -1;                // bits/s, given by the last solve that saw it (-1: none yet)
     Time updated{0};
-    bool changed = false;            // that solve changed its rate
   };
   std::uint32_t connection_of(const topo::Route& route, std::uint16_t channel);
   Slot begin(Time now, TransferId id, const topo::Route& route, std::uint32_t connection, Bytes bytes);
@@ -101,11 +100,11 @@ class FlowModel final : public NetworkModel {
   /// Re-solves the rates of the classes connected to `resources` and reschedules the ends of the
   /// flows whose rate changed (and of new ones).
   void resolve(Time now, const std::vector<std::uint32_t>& resources, WakeQueue& queue);
-  /// Records `rate` as `group`'s and queues in updates_ the flows it must be applied to: all of
-  /// them when the rate is new, else only those never scheduled.
-  void take_rate(std::uint32_t group, double rate);
-  /// Applies their class's rate to the flows in updates_, in transfer id order.
-  void apply_updates(Time now, WakeQueue& queue);
+  /// Records `rate` as `group`'s and applies it to its flows (all of them when the rate is new,
+  /// else only those never scheduled), adding their new ends to wakes_.
+  void take_rate(Time now, std::uint32_t group, double rate);
+  /// Schedules the ends in wakes_, in (time, transfer id) order, one wake-up per time.
+  void schedule_wakes(WakeQueue& queue);
   /// Applies its class's max-min rate to the flow in `slot` (`changed`: not the rate it had).
   /// Returns the time of its newly projected end (its version is bumped: older wake-ups go stale),
   /// or nullopt when its scheduled end stands.
@@ -149,13 +148,12 @@ class FlowModel final : public NetworkModel {
     std::uint32_t version = 0;
     std::uint32_t next = kNone;  // into batch_
   };
-  std::vector<Wake> wakes_;                 // apply_updates' new ends, grouped by time before scheduling
+  std::vector<Wake> wakes_;                 // new ends, grouped by time before scheduling
   std::vector<Wake> sorted_wakes_;          // sort_wakes' buffer
   std::vector<std::uint32_t> runs_;         // sort_wakes' sorted runs (first index)
   std::vector<std::uint32_t> merged_runs_;  // the same after one merge pass
   std::vector<BatchEntry> batch_;           // slab of the lists behind batch wake-ups
   std::uint32_t batch_free_ = kNone;
-  std::vector<Slot> updates_;  // flows to give their class's rate  // flows to give a rate (and whether it changed), by transfer id
   std::vector<std::uint32_t> solver_index_;  // by resource: its index in solver_
   std::vector<std::uint32_t> flow_resources_;
   std::vector<double> rates_;

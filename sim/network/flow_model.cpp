@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iterator>
 #include <limits>
 #include <optional>
 
@@ -260,16 +259,17 @@ void FlowModel::sort_wakes() {
   runs_.clear();
   for (std::uint32_t i = 0; i < n; ++i)
     if (i == 0 || earlier(wakes_[i], wakes_[i - 1])) runs_.push_back(i);
+  if (runs_.size() <= 1) return;
+  sorted_wakes_.resize(n);
   while (runs_.size() > 1) {
-    sorted_wakes_.clear();
     merged_runs_.clear();
     for (std::size_t i = 0; i < runs_.size(); i += 2) {
       const std::uint32_t first = runs_[i];
       const std::uint32_t mid = i + 1 < runs_.size() ? runs_[i + 1] : n;
       const std::uint32_t last = i + 2 < runs_.size() ? runs_[i + 2] : n;
-      merged_runs_.push_back(static_cast<std::uint32_t>(sorted_wakes_.size()));
-      std::merge(wakes_.begin() + first, wakes_.begin() + mid, wakes_.begin() + mid, wakes_.begin() + last,
-                 std::back_inserter(sorted_wakes_), earlier);
+      merged_runs_.push_back(first);
+      std::merge(wakes_.data() + first, wakes_.data() + mid, wakes_.data() + mid, wakes_.data() + last,
+                 sorted_wakes_.data() + first, earlier);
     }
     wakes_.swap(sorted_wakes_);
     runs_.swap(merged_runs_);

@@ -47,8 +47,8 @@ struct Fidelity {
   Bytes slice = 0;                         ///< 0: chunks move whole
   std::string slice_source = "default";
   /// Most ops once pipeline chunks and slices are cut (--max-ops; tools/simulation.hpp). A run
-  /// takes about 200 B and, on a contended NVSwitch, tens of microseconds per op
-  /// (bench/PROFILE.md), so the default keeps one under a few seconds.
+  /// takes about 200 B and, on a contended NVSwitch, 1 to 3 microseconds per op
+  /// (bench/PROFILE.md 3.7), so the default keeps one under about a second.
   std::uint64_t max_ops = std::uint64_t{1} << 18;
   sim::CostSettings costs;
 };

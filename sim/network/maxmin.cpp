@@ -12,11 +12,12 @@ std::uint32_t MaxMinSolver::add_resource(double capacity) {
   return static_cast<std::uint32_t>(capacity_.size() - 1);
 }
 
-std::uint32_t MaxMinSolver::add_flow_over(std::span<const std::uint32_t> resources) {
+std::uint32_t MaxMinSolver::add_flow_over(std::span<const std::uint32_t> resources, std::uint32_t count) {
   for (auto r : resources)
     if (r >= capacity_.size()) throw std::invalid_argument("MaxMinSolver: flow crosses an unknown resource");
   flow_resources_.insert(flow_resources_.end(), resources.begin(), resources.end());
   flow_offsets_.push_back(static_cast<std::uint32_t>(flow_resources_.size()));
+  flow_count_.push_back(count);
   return static_cast<std::uint32_t>(flow_offsets_.size() - 2);
 }
 
@@ -24,6 +25,7 @@ void MaxMinSolver::clear() noexcept {
   capacity_.clear();
   flow_offsets_.resize(1);
   flow_resources_.clear();
+  flow_count_.clear();
 }
 
 std::vector<double> MaxMinSolver::solve() const {
@@ -38,40 +40,56 @@ void MaxMinSolver::solve_into(std::vector<double>& rate) { solve_with(rate, scra
 void MaxMinSolver::solve_with(std::vector<double>& rate, Scratch& s) const {
   const double inf = std::numeric_limits<double>::infinity();
   const std::size_t nflows = flow_offsets_.size() - 1;
+  const std::size_t nres = capacity_.size();
   rate.assign(nflows, inf);
   s.left.assign(capacity_.begin(), capacity_.end());
-  s.unfrozen.assign(capacity_.size(), 0);
-  s.fixed.assign(nflows, 0);
-  s.bottleneck.resize(capacity_.size());
-  std::size_t remaining = 0;
+  s.unfrozen.assign(nres, 0);
+  s.fixed_now.assign(nres, 0);
+  s.share.resize(nres);
+  s.bottleneck.resize(nres);
+  s.active.clear();
   for (std::size_t f = 0; f < nflows; ++f) {
-    if (flow(f).empty()) {
-      s.fixed[f] = 1;
-      continue;
-    }
-    ++remaining;
-    for (auto r : flow(f)) ++s.unfrozen[r];
+    if (flow(f).empty() || flow_count_[f] == 0) continue;
+    s.active.push_back(static_cast<std::uint32_t>(f));
+    for (auto r : flow(f)) s.unfrozen[r] += flow_count_[f];
   }
-  while (remaining > 0) {
+  while (!s.active.empty()) {
     // The bottleneck: the smallest fair share among resources that still have unfrozen flows.
     double share = inf;
-    for (std::size_t r = 0; r < capacity_.size(); ++r)
-      if (s.unfrozen[r] > 0) share = std::min(share, s.left[r] / s.unfrozen[r]);
+    for (std::size_t r = 0; r < nres; ++r)
+      if (s.unfrozen[r] > 0) {
+        s.share[r] = s.left[r] / static_cast<double>(s.unfrozen[r]);
+        share = std::min(share, s.share[r]);
+      }
     // Fix every unfrozen flow that crosses a resource at that share (ties fixed together).
-    for (std::size_t r = 0; r < capacity_.size(); ++r)
-      s.bottleneck[r] = s.unfrozen[r] > 0 && s.left[r] / s.unfrozen[r] <= share;
-    for (std::size_t f = 0; f < nflows; ++f) {
-      if (s.fixed[f]) continue;
+    for (std::size_t r = 0; r < nres; ++r) s.bottleneck[r] = s.unfrozen[r] > 0 && s.share[r] <= share;
+    std::size_t kept = 0;
+    for (const std::uint32_t f : s.active) {
       bool hit = false;
       for (auto r : flow(f)) hit = hit || s.bottleneck[r];
-      if (!hit) continue;
-      s.fixed[f] = 1;
-      rate[f] = share;
-      --remaining;
-      for (auto r : flow(f)) {
-        s.left[r] -= share;
-        --s.unfrozen[r];
+      if (!hit) {
+        s.active[kept++] = f;
+        continue;
       }
+      rate[f] = share;
+      for (auto r : flow(f)) {
+        s.unfrozen[r] -= flow_count_[f];
+        s.fixed_now[r] += flow_count_[f];
+      }
+    }
+    s.active.resize(kept);
+    // Every flow fixed now takes `share` from each of its resources: one subtraction per flow, not
+    // left -= n * share, which rounds differently; so a class of n flows gives bit for bit what n
+    // separate flows give, in any order (every subtraction of a round is of the same share). A
+    // resource left with no unfrozen flow is never read again and is skipped.
+    for (std::size_t r = 0; r < nres; ++r) {
+      if (s.fixed_now[r] == 0) continue;
+      if (s.unfrozen[r] > 0) {
+        double left = s.left[r];
+        for (std::uint64_t k = 0; k < s.fixed_now[r]; ++k) left -= share;
+        s.left[r] = left;
+      }
+      s.fixed_now[r] = 0;
     }
   }
 }

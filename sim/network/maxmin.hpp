@@ -9,6 +9,10 @@
 //
 // The flow model solves one small problem per contended start or end, so the solver keeps its
 // buffers between problems (clear() keeps their capacity): no allocation per event once warm.
+// Flows that cross the same resources always get the same rate, so the model adds them as one
+// class with a multiplicity (24 channels between two GPUs are one class of 24): the rounds then
+// cost O(resources + classes), not O(flows). A class of k flows gives exactly the doubles k single
+// flows would (see solve_with), so grouping never moves a simulated time.
 #pragma once
 
 #include <cstdint>
@@ -25,9 +29,11 @@ class MaxMinSolver {
   /// Adds a flow crossing `resources` (indices from add_resource; may be empty: such a flow is
   /// unconstrained and gets an infinite rate); returns its index.
   std::uint32_t add_flow(std::vector<std::uint32_t> resources) { return add_flow_over(resources); }
-  /// The same without taking a vector (no allocation once the solver is warm).
-  std::uint32_t add_flow_over(std::span<const std::uint32_t> resources);
-  /// The max-min fair rate of every flow, by flow index.
+  /// The same without taking a vector (no allocation once the solver is warm); with `count` > 1,
+  /// a class of `count` flows crossing the same resources, which all get the one rate returned at
+  /// its index (count 0: a class with no flow, ignored, rate infinity).
+  std::uint32_t add_flow_over(std::span<const std::uint32_t> resources, std::uint32_t count = 1);
+  /// The max-min fair rate of every flow (or class), by flow index.
   [[nodiscard]] std::vector<double> solve() const;
   /// The same into `rate` (resized to the flow count), reusing the solver's scratch buffers.
   void solve_into(std::vector<double>& rate);
@@ -39,15 +45,18 @@ class MaxMinSolver {
     return std::span<const std::uint32_t>(flow_resources_).subspan(flow_offsets_[f], flow_offsets_[f + 1] - flow_offsets_[f]);
   }
   struct Scratch {
-    std::vector<double> left;
-    std::vector<std::uint32_t> unfrozen;
-    std::vector<char> fixed, bottleneck;
+    std::vector<double> left, share;       // by resource: capacity not yet given, its fair share this round
+    std::vector<std::uint64_t> unfrozen;   // flows (not classes) not yet fixed, by resource
+    std::vector<std::uint64_t> fixed_now;  // flows fixed in this round, by resource
+    std::vector<char> bottleneck;
+    std::vector<std::uint32_t> active;     // classes not yet fixed
   };
   void solve_with(std::vector<double>& rate, Scratch& s) const;
 
   std::vector<double> capacity_;
   std::vector<std::uint32_t> flow_offsets_{0};  // CSR: flow f crosses flow_resources_[offsets[f] .. offsets[f+1])
   std::vector<std::uint32_t> flow_resources_;
+  std::vector<std::uint32_t> flow_count_;  // flows in each class (1 for add_flow)
   Scratch scratch_;
 };
 

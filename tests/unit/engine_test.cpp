@@ -185,3 +185,24 @@ TEST_CASE("flow model: the contention-free fast path gives the solver's times ex
     for (std::size_t l = 0; l < a.links.size(); ++l) CHECK(a.links[l].busy == b.links[l].busy);
   }
 }
+
+TEST_CASE("flow model: ends due together come in one wake-up, in transfer id order", "[engine][flow]") {
+  // Eight 10 kB transfers gpu0 -> gpu1 on channels 0..7 (eight connections of one route) start at
+  // once and share gpu0->sw and sw->gpu1 (10 GB/s): 1.25 GB/s each, so all transmit in 8 us and
+  // arrive 2 us (two links' latency) later, at 10 us (max-min: an eighth each). Each start
+  // re-solves and re-schedules every flow of the route, all due at one picosecond: one wake-up per
+  // re-solve (8), not one per flow (1 + 2 + ... + 8 = 36). At 8 us each end speeds up the others,
+  // due at once again: one wake-up for the 7, then the 6, ... (7 more), then the 8 arrivals.
+  const auto t = star();
+  sched::ScheduleBuilder b(sched::Collective::AllGather, 2, 80000, sched::split_even(80000, 8));
+  std::vector<sched::OpId> ops;
+  for (sched::ChunkId c = 0; c < 8; ++c)
+    ops.push_back(b.send(0, c, 1, c, sched::Combine::Copy, 1, static_cast<std::uint16_t>(c)));
+  const auto s = std::move(b).build("t");
+  net::FlowModel model(t);
+  const std::vector<topo::NodeId> gpus(t.gpus().begin(), t.gpus().end());
+  const auto r = sim::run(s, t, std::span(gpus).first(2), model);
+  for (const auto id : ops) CHECK(r.ops[id].finish == us(10));
+  CHECK(r.makespan == us(10));
+  CHECK(r.events == 8 + 7 + 8);
+}

@@ -2,6 +2,8 @@
 // reason).
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include "sim/network/maxmin.hpp"
 
 using collsim::net::MaxMinSolver;
@@ -60,4 +62,35 @@ TEST_CASE("half duplex: both directions draw on one resource", "[maxmin]") {
   full.add_flow({up});
   full.add_flow({down});
   CHECK(full.solve() == std::vector<double>{8, 8});
+}
+
+TEST_CASE("a class of k flows gets the rate k separate flows get, bit for bit", "[maxmin]") {
+  // The flow model adds the flows of one route as one class (add_flow_over with a count). Oracle:
+  // the same system with every flow added on its own. Capacities are NVLink-like bits/s that do
+  // not divide evenly (1.92e12 / 17): here 1.5e12 - 10 * share and ten subtractions of share differ
+  // in the last bit, so a class that subtracted count * share at once would fail the third check.
+  // Closed form for the first class: link A (1.92e12) carries 7 + 10 flows, B (1.5e12) 10 + 3;
+  // A's share 1.92e12 / 17 = 112.94 Gb/s is the smaller, so A's 17 flows get it and B's other 3
+  // flows split what is left: (1.5e12 - 10 * 1.92e12 / 17) / 3.
+  const double a_cap = 1.92e12, b_cap = 1.5e12;
+  MaxMinSolver separate, grouped;
+  const auto a1 = separate.add_resource(a_cap), b1 = separate.add_resource(b_cap);
+  const auto a2 = grouped.add_resource(a_cap), b2 = grouped.add_resource(b_cap);
+  for (int k = 0; k < 7; ++k) separate.add_flow({a1});
+  for (int k = 0; k < 10; ++k) separate.add_flow({a1, b1});
+  for (int k = 0; k < 3; ++k) separate.add_flow({b1});
+  const std::vector<std::uint32_t> only_a{a2}, both{a2, b2}, only_b{b2};
+  grouped.add_flow_over(only_a, 7);
+  grouped.add_flow_over(both, 10);
+  grouped.add_flow_over(only_b, 3);
+  grouped.add_flow_over(both, 0);  // an empty class: ignored
+  const auto each = separate.solve();
+  const auto classes = grouped.solve();
+  REQUIRE(classes.size() == 4);
+  CHECK(classes[0] == each[0]);
+  CHECK(classes[1] == each[7]);
+  CHECK(classes[2] == each[17]);
+  CHECK(classes[3] == std::numeric_limits<double>::infinity());
+  CHECK(classes[0] == Approx(a_cap / 17).epsilon(1e-12));
+  CHECK(classes[2] == Approx((b_cap - 10 * a_cap / 17) / 3).epsilon(1e-12));
 }

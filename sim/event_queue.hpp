@@ -6,18 +6,20 @@
 // (htsim keeps a tiny loop for the same reason; STYLE.md patterns 3-4).
 //
 // The set is a radix heap on the time (Ahuja, Mehlhorn, Orlin & Tarjan 1990, "Faster algorithms
-// for the shortest path problem", J. ACM 37(2)), with 16-way buckets (4-bit digits) instead of
+// for the shortest path problem", J. ACM 37(2)), with 64-way buckets (6-bit digits) instead of
 // the paper's binary ones. It is exact here because no event may be scheduled before the last
 // popped one, which is what a radix heap needs (a monotone priority queue). Push is O(1); an event
-// moves at most once per digit level below the one it was filed at (<= 16 moves, 5 for a delay
+// moves at most once per digit level below the one it was filed at (<= 11 moves, 4 for a delay
 // under 1 us), and pop is O(1) plus those moves. The engine pushes many events at exactly the same
 // picosecond (every rank of a ring step ends at once): they share one bucket and pop in O(1) each
 // without a comparison, where a heap compares (time, seq) at every level. Measured side by side
-// (bench/PROFILE.md section 5) against the 4-ary heap it replaces and binary buckets.
+// (bench/PROFILE.md section 5) against the 4-ary heap it replaces and 2- to 64-way buckets: 64-way
+// is the fastest on the hold model (25 to 28 M events/s at 1,024 pending, 16-way 19 to 23) and
+// still 5 times the heap when every event ties (52 against 76 M/s for 16-way, 11 for the heap).
 //
 // Why the sequence rule holds without comparing sequence numbers. Let `last` be the time of the
 // last popped event (now()). current_ holds the events whose time equals `last`; every other event
-// is filed in bucket (j, d): j is the highest 4-bit digit in which its time differs from `last`
+// is filed in bucket (j, d): j is the highest 6-bit digit in which its time differs from `last`
 // and d is its time's value of that digit. Claims:
 //  (1) The bucket of an event is a function of its time and `last` alone, so events of equal
 //      time are always in the same bucket. (`last` only changes in refill(), to the minimum m of
@@ -88,7 +90,7 @@ class EventQueue {
   [[nodiscard]] Time now() const noexcept { return now_; }
 
  private:
-  static constexpr unsigned kDigitBits = 4;  // 16 buckets per level: measured against 1 to 6 bits
+  static constexpr unsigned kDigitBits = 6;  // 64 buckets per level: measured against 1 to 6 bits
   static constexpr unsigned kDigits = 1U << kDigitBits;
   static constexpr unsigned kLevels = (63 + kDigitBits - 1) / kDigitBits;  // keys are below 2^63
 
@@ -100,7 +102,7 @@ class EventQueue {
     const unsigned level = (static_cast<unsigned>(std::bit_width(k ^ last_)) - 1) / kDigitBits;
     const unsigned digit = static_cast<unsigned>(k >> (level * kDigitBits)) & (kDigits - 1);
     buckets_[level][digit].push_back(std::move(e));
-    digits_[level] |= std::uint32_t{1} << digit;
+    digits_[level] |= std::uint64_t{1} << digit;
     levels_ |= std::uint32_t{1} << level;
   }
 
@@ -111,7 +113,7 @@ class EventQueue {
     head_ = 0;
     const auto level = static_cast<unsigned>(std::countr_zero(levels_));
     const auto digit = static_cast<unsigned>(std::countr_zero(digits_[level]));
-    digits_[level] &= ~(std::uint32_t{1} << digit);
+    digits_[level] &= ~(std::uint64_t{1} << digit);
     if (digits_[level] == 0) levels_ &= ~(std::uint32_t{1} << level);
     std::vector<Event>& from = buckets_[level][digit];
     if (level == 0) {  // one digit below last_'s: every event of the bucket has the same time
@@ -139,7 +141,7 @@ class EventQueue {
   std::vector<Event> current_;  // the events at now(), in insertion order; head_ is the next
   std::size_t head_ = 0;
   std::array<std::array<std::vector<Event>, kDigits>, kLevels> buckets_{};
-  std::array<std::uint32_t, kLevels> digits_{};  // bit d of digits_[j]: bucket (j, d) may be non-empty
+  std::array<std::uint64_t, kLevels> digits_{};  // bit d of digits_[j]: bucket (j, d) may be non-empty
   std::uint32_t levels_ = 0;                     // bit j: digits_[j] != 0
   std::size_t size_ = 0;
   std::uint64_t last_ = 0;  // now() as a key

@@ -85,20 +85,20 @@ TEST_CASE("interleaved pushes and pops come out in (time, insertion) order", "[e
 }
 
 TEST_CASE("ties keep insertion order when a bucket is spread over lower ones", "[event_queue]") {
-  // Worked example of the radix heap with 4-bit digits (sim/event_queue.hpp): with now() = 0,
-  // times 24, 28 and 31 (hex 18, 1C, 1F) first differ from 0 in digit 1, all with value 1, so they
-  // share bucket (1, 1). The first pop spreads it around 24: the 24s become current, 28 and 31
-  // go to level 0 (digits C and F), where a later push of 28 joins the earlier 28s. The rule
-  // (time, insertion) gives a c | b e f | d.
+  // Worked example of the radix heap with 6-bit digits (sim/event_queue.hpp): with now() = 0,
+  // times 96, 112 and 127 (octal 140, 160, 177) first differ from 0 in digit 1, all with value 1,
+  // so they share bucket (1, 1). The first pop spreads it around 96: the 96s become current, 112
+  // and 127 go to level 0 (digits 48 and 63), where a later push of 112 joins the earlier 112s.
+  // The rule (time, insertion) gives a c | b e f | d.
   EventQueue<char> q;
-  q.push(Time{24}, 'a');
-  q.push(Time{28}, 'b');
-  q.push(Time{24}, 'c');
-  q.push(Time{31}, 'd');
-  q.push(Time{28}, 'e');
+  q.push(Time{96}, 'a');
+  q.push(Time{112}, 'b');
+  q.push(Time{96}, 'c');
+  q.push(Time{127}, 'd');
+  q.push(Time{112}, 'e');
   std::string order;
   order += q.pop().payload;
-  q.push(Time{28}, 'f');
+  q.push(Time{112}, 'f');
   while (!q.empty()) order += q.pop().payload;
   CHECK(order == "acbefd");
 }
@@ -119,7 +119,7 @@ TEST_CASE("events pushed at now() run after the earlier ones of the same time", 
 }
 
 TEST_CASE("times up to the largest picosecond count are ordered", "[event_queue]") {
-  // The radix heap's top level: a key of 2^63 - 1 differs from 0 in bit 62, digit 15.
+  // The radix heap's top level: a key of 2^63 - 1 differs from 0 in bit 62, digit 10.
   constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
   EventQueue<int> q;
   q.push(Time{kMax}, 1);

@@ -1,6 +1,7 @@
 #include "tools/sweep_spec.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -33,9 +34,12 @@ std::vector<std::uint32_t> parse_count_list(std::string_view flag, std::string_v
       add(parse_count(flag, item, min, max));
       continue;
     }
+    // The order first, so that "8..2" and "2..1" get the same message whatever the bounds.
+    constexpr std::uint32_t kAny = std::numeric_limits<std::uint32_t>::max();
+    if (parse_count(flag, item.substr(0, dots), 0, kAny) > parse_count(flag, item.substr(dots + 2), 0, kAny))
+      throw UsageError(fmt::format("{}: found the range \"{}\", expected A..B with A <= B", flag, item));
     const std::uint32_t a = parse_count(flag, item.substr(0, dots), min, max);
     const std::uint32_t b = parse_count(flag, item.substr(dots + 2), min, max);
-    if (a > b) throw UsageError(fmt::format("{}: found the range \"{}\", expected A..B with A <= B", flag, item));
     std::uint64_t p = 1;
     while (p < a) p <<= 1;
     if (p > b) throw UsageError(fmt::format("{}: the range \"{}\" holds no power of two", flag, item));

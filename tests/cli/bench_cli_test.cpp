@@ -112,6 +112,9 @@ TEST_CASE("bench rejects bad flags with one line and exit 2", "[cli][bench]") {
   check_bad_input({"bench", "--max-ranks", "x"}, "--max-ranks");
   check_bad_input({"bench", "--ranks", "1"}, "--ranks");
   check_bad_input({"bench", "--ranks", "8,x"}, "--ranks");
+  // A reversed range says so, whether or not its bounds are in range.
+  check_bad_input({"bench", "--ranks", "2..1"}, "expected A..B with A <= B");
+  check_bad_input({"bench", "--ranks", "8..2"}, "expected A..B with A <= B");
   check_bad_input({"bench", "--format", "csv"}, "--format");
 }
 

@@ -227,3 +227,12 @@ TEST_CASE("past the materialised schedule's limit, a flag that needs every op is
   verify.push_back("--verify");
   check_bad_input(verify, "--verify: needs every op");
 }
+
+TEST_CASE("a timeline (--trace) too large for memory is refused instead of meeting the OOM killer", "[cli][errors]") {
+  // Ring all-reduce on 768 GPUs is 2·767·768 = 1,178,112 ops, past the 2^20 a timeline may hold
+  // (about 8 KiB each: 523,264 ops took 4.0 GiB).
+  const auto file = (scratch_dir("trace-too-big") / "t.json").string();
+  check_bad_input({"simulate", "--gpus", "768", "--fabric", "switch", "--size", "1M", "--trace", file},
+                  "--trace: a timeline of 1178112 ops");
+  CHECK_FALSE(std::filesystem::exists(file));
+}

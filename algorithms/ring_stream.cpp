@@ -11,7 +11,7 @@ class RingStream final : public sched::OpStream {
       : n_(request.nranks),
         reduce_(collective != sched::Collective::AllGather),
         gather_(collective != sched::Collective::ReduceScatter),
-        header_(sched::stream_header(schedule_header(request, collective), split_parts(request, n_), "ring",
+        header_(sched::schedule_without_ops(schedule_header(request, collective), split_parts(request, n_), "ring",
                                      n_ > 1 ? (reduce_ && gather_ ? 2 : 1) * (n_ - 1) : 0, phases(collective, n_))) {}
   [[nodiscard]] const sched::Schedule& header() const override { return header_; }
   [[nodiscard]] std::uint64_t op_count() const override { return std::uint64_t{header_.steps} * n_; }

@@ -42,25 +42,35 @@ Bytes max_bytes_sent(const Schedule& s) {
   return sent.empty() ? 0 : *std::max_element(sent.begin(), sent.end());
 }
 
-ScheduleBuilder::ScheduleBuilder(const ScheduleHeader& h, std::vector<Chunk> chunks) {
-  if (h.nranks == 0) throw std::invalid_argument("ScheduleBuilder: a schedule needs at least one rank");
+Schedule schedule_without_ops(const ScheduleHeader& h, std::vector<Chunk> chunks, std::string algorithm,
+                              std::uint32_t steps, std::vector<Phase> phases) {
+  if (h.nranks == 0) throw std::invalid_argument("schedule: a schedule needs at least one rank");
   if (h.root >= h.nranks)
     throw std::invalid_argument(fmt::format("root {} is out of range (ranks 0..{})", h.root, h.nranks - 1));
-  const std::uint64_t slots = (std::uint64_t{h.nranks} + h.helpers) * chunks.size();
+  if (h.element_size == 0) throw std::invalid_argument("schedule: the element size must be at least 1 byte");
+  Schedule s;
+  s.algorithm = std::move(algorithm);
+  s.collective = h.collective;
+  s.nranks = h.nranks;
+  s.helpers = h.helpers;
+  s.root = h.root;
+  s.size = h.size;
+  s.element_size = cut_unit(h.size, h.element_size);
+  s.steps = steps;
+  s.chunks = std::move(chunks);
+  s.phases = std::move(phases);
+  s.dep_offsets.push_back(0);
+  return s;
+}
+
+ScheduleBuilder::ScheduleBuilder(const ScheduleHeader& h, std::vector<Chunk> chunks)
+    : schedule_(schedule_without_ops(h, std::move(chunks))) {
+  const std::uint64_t slots = (std::uint64_t{h.nranks} + h.helpers) * schedule_.chunks.size();
   if (slots > kMaxSlots)
     throw std::length_error(fmt::format("a schedule of {} ranks x {} chunks has {} buffer slots; a materialised "
                                         "schedule stops at {} (only ring all-reduce, reduce-scatter and all-gather "
                                         "are generated on demand, without that limit)",
-                                        h.nranks + h.helpers, chunks.size(), slots, kMaxSlots));
-  schedule_.collective = h.collective;
-  schedule_.nranks = h.nranks;
-  schedule_.helpers = h.helpers;
-  schedule_.root = h.root;
-  schedule_.size = h.size;
-  if (h.element_size == 0) throw std::invalid_argument("ScheduleBuilder: the element size must be at least 1 byte");
-  schedule_.element_size = cut_unit(h.size, h.element_size);
-  schedule_.chunks = std::move(chunks);
-  schedule_.dep_offsets.push_back(0);
+                                        h.nranks + h.helpers, schedule_.chunks.size(), slots, kMaxSlots));
   slots_.resize(static_cast<std::size_t>(slots));
 }
 

@@ -21,6 +21,12 @@ struct ScheduleHeader {
   Bytes element_size = 1;  ///< unit of the parts; stored as cut_unit(size, element_size) (Schedule::element_size)
 };
 
+/// A Schedule with `header`'s fields, `chunks`, `phases`, `steps` and no ops (dep_offsets holds the
+/// leading 0): what ScheduleBuilder starts from, and the header() of a sched::OpStream. Throws
+/// std::invalid_argument for no participant, a root out of range or an element size of 0.
+Schedule schedule_without_ops(const ScheduleHeader& header, std::vector<Chunk> chunks, std::string algorithm = {},
+                              std::uint32_t steps = 0, std::vector<Phase> phases = {});
+
 /// Collects ops in program order and derives each op's dependencies from the (rank, chunk) slots
 /// it touches: it waits for the last op that wrote the chunk it sends (read after write), and for
 /// the last writer and every reader since of the chunk it writes (write after write, write after

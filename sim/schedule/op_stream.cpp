@@ -1,31 +1,6 @@
 #include "sim/schedule/op_stream.hpp"
 
-#include <stdexcept>
-
-#include <fmt/format.h>
-
 namespace collsim::sched {
-
-Schedule stream_header(const ScheduleHeader& h, std::vector<Chunk> chunks, std::string algorithm, std::uint32_t steps,
-                       std::vector<Phase> phases) {
-  if (h.nranks == 0) throw std::invalid_argument("stream_header: a schedule needs at least one rank");
-  if (h.root >= h.nranks)
-    throw std::invalid_argument(fmt::format("root {} is out of range (ranks 0..{})", h.root, h.nranks - 1));
-  if (h.element_size == 0) throw std::invalid_argument("stream_header: the element size must be at least 1 byte");
-  Schedule s;
-  s.algorithm = std::move(algorithm);
-  s.collective = h.collective;
-  s.nranks = h.nranks;
-  s.helpers = h.helpers;
-  s.root = h.root;
-  s.size = h.size;
-  s.element_size = cut_unit(h.size, h.element_size);
-  s.steps = steps;
-  s.chunks = std::move(chunks);
-  s.phases = std::move(phases);
-  s.dep_offsets.push_back(0);
-  return s;
-}
 
 ScheduleStream::ScheduleStream(const Schedule& schedule)
     : schedule_(schedule), out_offsets_(schedule.ops.size() + 1, 0) {

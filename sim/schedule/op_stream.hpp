@@ -11,7 +11,6 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include "sim/schedule/builder.hpp"
@@ -54,12 +53,6 @@ class OpStream {
   /// Appends the ops that wait for op `key`, each once.
   virtual void successors(OpKey key, std::vector<OpKey>& out) const = 0;
 };
-
-/// The header() of a stream: a Schedule with `header`'s fields, `chunks`, `phases`, `steps` and no
-/// ops, validated as ScheduleBuilder validates (std::invalid_argument for no participant, a root out
-/// of range or an element size of 0) but without its O(ranks x chunks) bookkeeping.
-Schedule stream_header(const ScheduleHeader& header, std::vector<Chunk> chunks, std::string algorithm,
-                       std::uint32_t steps, std::vector<Phase> phases);
 
 /// A materialised Schedule seen as a stream: keys are op ids, successors the reversed dependency
 /// lists (built here, O(ops) memory, 8 bytes per dependency plus 4 per op). `schedule` must

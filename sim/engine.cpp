@@ -110,10 +110,6 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
 
   std::uint64_t in_flight = 0, held = 0;
   topo::RouteCache routes(topology);
-  // Most algorithms send to the same peer step after step (a ring's next rank): one remembered
-  // route per sender saves the cache's hash lookup.
-  std::vector<const topo::Route*> last_route(header.total_ranks(), nullptr);
-  std::vector<sched::Rank> last_dst(header.total_ranks(), 0);
   network.observe(options.observer);
   Events events;
   const auto launch = [&](sched::OpKey key, const sched::StreamOp& op, Time now) {
@@ -127,11 +123,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
       events.queue.push(checked_add(now, delay(t)), Event{true, t});
       return;
     }
-    if (last_route[op.src] == nullptr || last_dst[op.src] != op.dst) {
-      last_route[op.src] = &routes.get(rank_to_gpu[op.src], rank_to_gpu[op.dst]);
-      last_dst[op.src] = op.dst;
-    }
-    const topo::Route& route = *last_route[op.src];
+    const topo::Route& route = routes.get(rank_to_gpu[op.src], rank_to_gpu[op.dst]);
     result.ranks[op.src].sent += op.bytes;
     result.ranks[op.dst].received += op.bytes;
     for (topo::LinkId l : route.links) result.links[l].bytes += op.bytes;
@@ -153,7 +145,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
     } else {
       network.wake(ev.time, ev.payload.token, events, finished);
       // Data that arrived still pays its op's own cost before the op ends.
-      std::erase_if(finished, [&](net::TransferId id) {
+      if (!options.op_delay.empty()) std::erase_if(finished, [&](net::TransferId id) {
         if (delay(id) <= Time{0}) return false;
         events.queue.push(checked_add(ev.time, delay(id)), Event{true, id});
         return true;

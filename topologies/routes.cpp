@@ -29,8 +29,17 @@ std::optional<std::vector<LinkId>> RouteCache::unique_two_hop(NodeId from, NodeI
 }
 
 const Route& RouteCache::get(NodeId from, NodeId to) {
+  // Most callers ask for the same peer again and again (a ring's next rank): the last route asked
+  // from each node answers without hashing. Routes never move (unordered_map nodes are stable).
+  if (last_.empty()) last_.resize(topology_.nodes().size());
+  Last unused;
+  Last& last = from < last_.size() ? last_[from] : unused;  // an unknown node fails below, as before
+  if (last.route != nullptr && last.to == to) return *last.route;
   const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | to;
-  if (auto it = routes_.find(key); it != routes_.end()) return it->second;
+  if (auto it = routes_.find(key); it != routes_.end()) {
+    last = Last{to, &it->second};
+    return it->second;
+  }
   Route r;
   if (auto two = from != to ? unique_two_hop(from, to) : std::nullopt)
     r.links = std::move(*two);
@@ -45,7 +54,9 @@ const Route& RouteCache::get(NodeId from, NodeId to) {
   }
   std::sort(r.resources.begin(), r.resources.end());
   r.resources.erase(std::unique(r.resources.begin(), r.resources.end()), r.resources.end());
-  return routes_.emplace(key, std::move(r)).first->second;
+  const Route& added = routes_.emplace(key, std::move(r)).first->second;
+  last = Last{to, &added};
+  return added;
 }
 
 }  // namespace collsim::topo

@@ -37,6 +37,11 @@ class RouteCache {
 
   const Topology& topology_;
   std::unordered_map<std::uint64_t, Route> routes_;
+  struct Last {
+    NodeId to = 0;
+    const Route* route = nullptr;
+  };
+  std::vector<Last> last_;  // by node: the route it was last asked for, sized on the first get
   std::vector<std::vector<LinkId>> out_links_, in_links_;  // by node, built on the first miss
 };
 

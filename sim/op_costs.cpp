@@ -12,6 +12,10 @@ bool CostSettings::ideal() const {
          std::all_of(bandwidth_factor.begin(), bandwidth_factor.end(), [](double f) { return f == 1.0; });
 }
 
+bool CostSettings::per_op() const {
+  return reduction_cost || std::any_of(step_latency.begin(), step_latency.end(), [](Time t) { return t > Time{0}; });
+}
+
 CostSettings resolve_costs(const topo::ModelParams& params, std::optional<topo::Protocol> protocol,
                            topo::AlgoFamily family, const topo::Topology& topology) {
   CostSettings c;
@@ -49,8 +53,8 @@ std::optional<Bandwidth> reduce_bandwidth(const topo::Topology& topology, topo::
 
 std::vector<Time> op_delays(const sched::Schedule& schedule, const topo::Topology& topology,
                             std::span<const topo::NodeId> rank_to_node, const CostSettings& costs) {
+  if (!costs.per_op()) return {};
   const bool steps = std::any_of(costs.step_latency.begin(), costs.step_latency.end(), [](Time t) { return t > Time{0}; });
-  if (!steps && !costs.reduction_cost) return {};
   std::vector<std::optional<Bandwidth>> reduce_bw(rank_to_node.size());
   if (costs.reduction_cost)
     for (std::size_t r = 0; r < rank_to_node.size(); ++r) reduce_bw[r] = reduce_bandwidth(topology, rank_to_node[r]);

@@ -33,6 +33,9 @@ struct CostSettings {
 
   /// True when the run is the ideal α-β model (nothing to add, no bandwidth lost).
   [[nodiscard]] bool ideal() const;
+  /// True when ops may cost time of their own (a step latency or the reduction cost), which
+  /// op_delays() then gives per op; false when it would give none.
+  [[nodiscard]] bool per_op() const;
 };
 
 /// The costs for `protocol` (nullopt: none) and `family` under `params`. Reduction costs apply

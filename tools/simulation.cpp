@@ -134,11 +134,8 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
   place_helpers(topology, flags.ps_nodes(), rank_to_node);
   std::string chunk_source = fit_chunk_size(algorithm, request, fidelity, !flags.chunk_size.empty());
   const Bytes chunk = algo::takes_flag(algorithm, "--chunk-size") ? request.chunk_size : 0;
-  const sim::CostSettings& costs = fidelity.costs;
-  const bool per_op_costs = costs.reduction_cost || std::any_of(costs.step_latency.begin(), costs.step_latency.end(),
-                                                                [](Time t) { return t > Time{0}; });
   if (ops == Ops::OnDemand && algorithm.stream != nullptr && fidelity.channels == 1 && fidelity.slice == 0 &&
-      !per_op_costs && rank_to_node.size() == ranks) {
+      !fidelity.costs.per_op() && rank_to_node.size() == ranks) {
     auto stream = algorithm.stream(request);
     sched::Schedule header = stream->header();
     Plan plan{std::move(header), std::move(rank_to_node), std::move(request), std::move(fidelity), chunk,

@@ -120,6 +120,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
     if (op.src == op.dst) {
       // A local op moves nothing over the network; it ends after its own cost, as an event (never
       // synchronously).
+      if (network.has_deferred()) network.flush(events);
       events.queue.push(checked_add(now, delay(t)), Event{true, t});
       return;
     }
@@ -136,7 +137,10 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
 
   std::vector<net::TransferId> finished;
   std::uint64_t done = 0;
-  while (!events.queue.empty()) {
+  for (;;) {
+    // The model's deferred wake-ups go in before the time moves on (network_model.hpp, flush()).
+    if (network.has_deferred() && !events.queue.has_now()) network.flush(events);
+    if (events.queue.empty()) break;
     const auto ev = events.queue.pop();
     ++result.events;
     finished.clear();
@@ -147,6 +151,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
       // Data that arrived still pays its op's own cost before the op ends.
       if (!options.op_delay.empty()) std::erase_if(finished, [&](net::TransferId id) {
         if (delay(id) <= Time{0}) return false;
+        if (network.has_deferred()) network.flush(events);
         events.queue.push(checked_add(ev.time, delay(id)), Event{true, id});
         return true;
       });

@@ -85,6 +85,8 @@ class EventQueue {
   }
 
   [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  /// True if an event at now() is still queued (the next pop() would not move the time).
+  [[nodiscard]] bool has_now() const noexcept { return head_ < current_.size(); }
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
   /// Time of the last popped event (0 before the first).
   [[nodiscard]] Time now() const noexcept { return now_; }

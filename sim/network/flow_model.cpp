@@ -46,8 +46,10 @@ std::uint32_t FlowModel::connection_of(const topo::Route& route, std::uint16_t c
 
 void FlowModel::start(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel,
                       WakeQueue& queue) {
+  queue_ = &queue;
+  period_now_ = now;
   if (route.links.empty()) {
-    queue.wake_at(now, arrive_token(id));
+    log_wake(now, arrive_token(id));
     return;
   }
   const std::uint32_t c = connection_of(route, channel);
@@ -68,7 +70,21 @@ void FlowModel::start(Time now, TransferId id, const topo::Route& route, Bytes b
   }
   connection.busy = true;
   begin(now, id, route, c, bytes);
-  resolve(now, route.resources, queue);
+  resolve(now, route.resources);
+}
+
+void FlowModel::log_wake(Time at, std::uint64_t token) {
+  log_.push_back(Logged{epoch_, at, token});
+  deferred_ = true;
+  flush_if_eager();
+}
+
+void FlowModel::mark_dirty(std::uint32_t group) {
+  Group& g = groups_[group];
+  if (g.dirty) return;
+  g.dirty = true;
+  dirty_.push_back(group);
+  deferred_ = true;
 }
 
 FlowModel::Slot FlowModel::begin(Time now, TransferId id, const topo::Route& route, std::uint32_t connection,
@@ -90,6 +106,8 @@ FlowModel::Slot FlowModel::begin(Time now, TransferId id, const topo::Route& rou
   f.group = connections_[connection].group;
   f.bytes = bytes;
   f.started = now;
+  f.joined = epoch_ + 1;  // every begin() is followed by one solve (resolve or the shortcut)
+  mark_dirty(f.group);
   if (observer_) observer_->transmit_begin(now, id);
   for (topo::LinkId l : route.links)
     if (users_[l]++ == 0) busy_since_[l] = now;
@@ -99,7 +117,7 @@ FlowModel::Slot FlowModel::begin(Time now, TransferId id, const topo::Route& rou
     for (auto r : route.resources) on_resource_[r].push_back(f.group);
   }
   // Kept in transfer id order (mostly an append: transfers start roughly in id order), so the
-  // class's new ends come out sorted for schedule_wakes.
+  // class's new ends come out sorted for sort_wakes.
   auto pos = g.flows.size();
   while (pos > 0 && flows_[g.flows[pos - 1]].id > id) --pos;
   g.flows.insert(g.flows.begin() + static_cast<std::ptrdiff_t>(pos), slot);
@@ -170,7 +188,8 @@ void FlowModel::collect(Time now, const std::vector<std::uint32_t>& start_resour
   }
 }
 
-void FlowModel::resolve(Time now, const std::vector<std::uint32_t>& start_resources, WakeQueue& queue) {
+void FlowModel::resolve(Time now, const std::vector<std::uint32_t>& start_resources) {
+  ++epoch_;
   // The classes connected to the change through shared resources; only their rates can move.
   collect(now, start_resources);
   if (component_.empty()) return;
@@ -180,9 +199,8 @@ void FlowModel::resolve(Time now, const std::vector<std::uint32_t>& start_resour
     double rate = std::numeric_limits<double>::infinity();
     for (auto r : component_resources_)
       rate = std::min(rate, static_cast<double>(topology_.link(r).bandwidth.bits_per_s));
-    wakes_.clear();
-    take_rate(now, component_[0], rate);
-    schedule_wakes(queue);
+    take_rate(component_[0], rate);
+    flush_if_eager();
     return;
   }
   // The solver's result does not depend on the order of its classes (every flow fixed in a round
@@ -198,38 +216,83 @@ void FlowModel::resolve(Time now, const std::vector<std::uint32_t>& start_resour
     solver_.add_flow_over(flow_resources_, static_cast<std::uint32_t>(groups_[g].flows.size()));
   }
   solver_.solve_into(rates_);
-  wakes_.clear();
-  for (std::size_t i = 0; i < component_.size(); ++i) take_rate(now, component_[i], rates_[i]);
-  schedule_wakes(queue);
+  for (std::size_t i = 0; i < component_.size(); ++i) take_rate(component_[i], rates_[i]);
+  flush_if_eager();
 }
 
-void FlowModel::take_rate(Time now, std::uint32_t group, double rate) {
-  // A flow whose class keeps its rate keeps its scheduled end: set_rate would change nothing.
-  // Each flow's new end depends on that flow alone, so the order of set_rate does not matter; the
-  // order of scheduling does, among wake-ups due at one time (schedule_wakes).
+void FlowModel::take_rate(std::uint32_t group, double rate) {
+  // What the per-flow model did here, for each flow of the class: a new rate re-projected every
+  // flow that is (or now becomes) slower than its bottleneck; a flow never projected (new) was
+  // projected whatever the rate. projected_at() replays that from these two numbers.
   Group& g = groups_[group];
-  const bool changed = g.rate != rate;
-  g.rate = rate;
-  for (const Slot slot : g.flows) {
-    Flow& f = flows_[slot];
-    if (!changed && f.scheduled) continue;
-    if (const auto at = set_rate(now, slot, changed)) wakes_.push_back(Wake{*at, f.id, slot, f.version & kVersionMask});
+  if (g.rate != rate) {
+    g.rate = rate;
+    g.changed_at = epoch_;
+    mark_dirty(group);
   }
+  if (rate < static_cast<double>(g.route->bottleneck.bits_per_s)) g.slow_at = epoch_;
 }
 
-void FlowModel::schedule_wakes(WakeQueue& queue) {
-  // The queue delivers wake-ups due at one time in the order they were scheduled: schedule them
-  // by transfer id, as the schedule numbers them, whatever order the classes were found in.
+std::uint64_t FlowModel::projected_at(Slot slot, bool& slowed) const {
+  // The per-flow model projected a flow when it joined (its first solve) and at every later rate
+  // change of its class once the flow was slowed (a flow at full speed keeps its exact end). The
+  // class's rate is below the bottleneck at a solve of the span only if some solve of the span
+  // that projected the flow left it there (an exact flow's class is never below its bottleneck
+  // at a flush, and the rate moves only at changes), so the flow was slowed in the span iff
+  // slow_at is at or after the later of its join and the span's start.
+  const Flow& f = flows_[slot];
+  const Group& g = groups_[f.group];
+  const bool joined = f.joined >= period_start_;
+  slowed = f.exact && g.slow_at >= period_start_;
+  if (joined) return slowed ? std::max(f.joined, g.changed_at) : f.joined;
+  if ((!f.exact || slowed) && g.changed_at >= period_start_) return g.changed_at;
+  return 0;
+}
+
+void FlowModel::flush(WakeQueue& queue) {
+  const Time now = period_now_;
+  wakes_.clear();
+  for (const std::uint32_t gi : dirty_) {
+    Group& g = groups_[gi];
+    g.dirty = false;
+    for (std::size_t i = 0; i < g.flows.size(); ++i) {
+      const Slot slot = g.flows[i];
+      bool slowed = false;
+      const std::uint64_t epoch = projected_at(slot, slowed);
+      if (epoch == 0) continue;
+      Flow& f = flows_[slot];
+      const double full = static_cast<double>(f.route->bottleneck.bits_per_s);
+      Time at;
+      if (slowed) {
+        // First slowdown: what it sent so far went at full rate; floating point from here on.
+        f.exact = false;
+        g.bits_left[i] = std::max(0.0, static_cast<double>(f.bytes) * 8.0 - full * static_cast<double>((now - f.started).count()) * 1e-12);
+      }
+      if (f.exact) {
+        at = checked_add(f.started, transfer_time(f.bytes, f.route->bottleneck));
+      } else {
+        // bits_left was brought to `now` by collect() (or just set): the rate is the class's last.
+        const double ps = std::ceil(g.bits_left[i] / g.rate * 1e12);
+        at = ps >= 9.2e18 ? Time::max() : checked_add(now, Time{static_cast<std::int64_t>(ps)});
+      }
+      ++f.version;
+      wakes_.push_back(Wake{epoch, at, f.id, slot, f.version & kVersionMask});
+    }
+  }
+  dirty_.clear();
+  // The per-flow model scheduled each solve's new ends by (time, transfer id) right after the
+  // solve, and the arrivals as they came: the same order, as one merge of the two.
   sort_wakes();
-  // These wake-ups were scheduled one after the other with nothing between them, and an end
-  // reports no finished transfer, so the engine does nothing between two of them either. Hence
-  // one wake-up that ends those due at one time in that order, each still checked for being
-  // current when its turn comes (an earlier one may have moved it), gives the same times as one
-  // wake-up each, and the queue holds one entry, not one per flow (a burst of starts on a
-  // contended switch re-schedules hundreds of flows per start, all due at the same picosecond).
+  std::size_t next_log = 0;
   for (std::size_t i = 0; i < wakes_.size();) {
+    for (; next_log < log_.size() && log_[next_log].after < wakes_[i].epoch; ++next_log)
+      queue.wake_at(log_[next_log].at, log_[next_log].token);
+    // Ends of one solve due at one time: one wake-up that ends them in that order, each still
+    // checked for being current when its turn comes (an earlier one may have moved it), gives the
+    // same times as one wake-up each (nothing ran between them), and the queue holds one entry,
+    // not one per flow.
     std::size_t j = i + 1;
-    while (j < wakes_.size() && wakes_[j].at == wakes_[i].at) ++j;
+    while (j < wakes_.size() && wakes_[j].epoch == wakes_[i].epoch && wakes_[j].at == wakes_[i].at) ++j;
     if (j == i + 1) {
       queue.wake_at(wakes_[i].at, end_token(wakes_[i].slot, wakes_[i].version));
     } else {
@@ -249,12 +312,20 @@ void FlowModel::schedule_wakes(WakeQueue& queue) {
     }
     i = j;
   }
+  for (; next_log < log_.size(); ++next_log) queue.wake_at(log_[next_log].at, log_[next_log].token);
+  log_.clear();
+  period_start_ = epoch_ + 1;
+  deferred_ = false;
 }
 
 void FlowModel::sort_wakes() {
   // wakes_ comes class by class, each class in transfer id order (begin keeps it so), and the
-  // flows of a class mostly end together: a bottom-up merge of those sorted runs, O(n log runs).
-  const auto earlier = [](const Wake& a, const Wake& b) { return a.at != b.at ? a.at < b.at : a.id < b.id; };
+  // flows of a class mostly share a solve and end together: a bottom-up merge of those sorted
+  // runs, O(n log runs).
+  const auto earlier = [](const Wake& a, const Wake& b) {
+    if (a.epoch != b.epoch) return a.epoch < b.epoch;
+    return a.at != b.at ? a.at < b.at : a.id < b.id;
+  };
   const auto n = static_cast<std::uint32_t>(wakes_.size());
   runs_.clear();
   for (std::uint32_t i = 0; i < n; ++i)
@@ -276,39 +347,15 @@ void FlowModel::sort_wakes() {
   }
 }
 
-std::optional<Time> FlowModel::set_rate(Time now, Slot slot, bool changed) {
-  Flow& f = flows_[slot];
-  Group& g = groups_[f.group];
-  const double rate = g.rate;
-  const double full = static_cast<double>(f.route->bottleneck.bits_per_s);
-  if (f.exact && rate >= full) {
-    // At full speed: the exact end, scheduled once when it starts.
-    if (f.scheduled) return std::nullopt;
-    f.scheduled = true;
-    ++f.version;
-    return checked_add(f.started, transfer_time(f.bytes, f.route->bottleneck));
-  }
-  double& bits_left = g.bits_left[f.pos];  // brought to `now` by collect() when already slowed
-  if (f.exact) {
-    // First slowdown: what it sent so far went at full rate; floating point from here on.
-    f.exact = false;
-    bits_left = std::max(0.0, static_cast<double>(f.bytes) * 8.0 - full * static_cast<double>((now - f.started).count()) * 1e-12);
-  } else if (!changed && f.scheduled) {
-    return std::nullopt;  // unchanged: keep the scheduled end
-  }
-  f.scheduled = true;
-  ++f.version;
-  const double ps = std::ceil(bits_left / rate * 1e12);
-  return ps >= 9.2e18 ? Time::max() : checked_add(now, Time{static_cast<std::int64_t>(ps)});
-}
-
 void FlowModel::wake(Time now, std::uint64_t token, WakeQueue& queue, std::vector<TransferId>& finished) {
+  queue_ = &queue;
+  period_now_ = now;
   switch (token & 3) {
     case 1:
       finished.push_back(static_cast<TransferId>((token >> 2) & 0xFFFFFFFFu));
       return;
     case 0:
-      end_if_current(now, static_cast<Slot>((token >> 2) & 0xFFFFFFFFu), static_cast<std::uint32_t>(token >> 34), queue);
+      end_if_current(now, static_cast<Slot>((token >> 2) & 0xFFFFFFFFu), static_cast<std::uint32_t>(token >> 34));
       return;
     default:
       for (auto e = static_cast<std::uint32_t>(token >> 2); e != kNone;) {
@@ -316,21 +363,23 @@ void FlowModel::wake(Time now, std::uint64_t token, WakeQueue& queue, std::vecto
         batch_[e].next = batch_free_;
         batch_free_ = e;
         e = entry.next;
-        end_if_current(now, entry.slot, entry.version, queue);
+        end_if_current(now, entry.slot, entry.version);
       }
   }
 }
 
-void FlowModel::end_if_current(Time now, Slot slot, std::uint32_t version, WakeQueue& queue) {
+void FlowModel::end_if_current(Time now, Slot slot, std::uint32_t version) {
   if (slot >= flows_.size()) return;
   Flow& f = flows_[slot];
   if (f.route == nullptr || version != (f.version & kVersionMask)) return;  // superseded
+  bool slowed = false;
+  if (projected_at(slot, slowed) != 0) return;  // superseded by a solve not flushed yet
   const topo::Route& route = *f.route;
   const TransferId id = f.id;
   Connection& connection = connections_[f.connection];
   const std::uint32_t c = f.connection;
   end(now, slot);
-  queue.wake_at(checked_add(now, route.latency), arrive_token(id));
+  log_wake(checked_add(now, route.latency), arrive_token(id));
   // The connection starts its next transfer, if any.
   if (connection.head == kNone) {
     connection.busy = false;
@@ -345,12 +394,15 @@ void FlowModel::end_if_current(Time now, Slot slot, std::uint32_t version, WakeQ
     if (!always_solve_) {
       // One flow of the class left and one joined: every class has the size it had at the last
       // solve, so every rate is what that solve gave (the solver is a function of the sizes).
+      // The new flow alone is projected, at the class's rate, as by a solve of its own.
       collect(now, route.resources);
-      if (const auto at = set_rate(now, slot_next, false)) queue.wake_at(*at, end_token(slot_next, flows_[slot_next].version));
+      ++epoch_;
+      take_rate(flows_[slot_next].group, groups_[flows_[slot_next].group].rate);
+      flush_if_eager();
       return;
     }
   }
-  resolve(now, route.resources, queue);
+  resolve(now, route.resources);
 }
 
 }  // namespace collsim::net

@@ -29,10 +29,20 @@
 // next one of its connection starts leaves every class's size as it was, so every rate stays and
 // nothing is solved. Every simulated time is the one the per-flow solve gives, to the picosecond
 // (tests/unit/engine_test.cpp compares with set_always_solve).
+//
+// Ends are decided lazily within one picosecond (bench/PROFILE.md section 3.9). A burst of starts
+// at one time re-solves once per start, and every solve that moves a class's rate used to
+// re-project the end of each of its flows: in issue 7's sweep, 152 million projections for 8.6
+// million ends. Within one picosecond nothing but the rates moves (no flow is re-based twice), so
+// a flow's last projection depends only on its class's final rate and on which solves of the burst
+// would have touched it; the model records, per class, the last solve that changed its rate and the
+// last that held it below the route's bottleneck, and projects each flow once, when the engine
+// calls flush(). The queue receives the same wake-ups, in the same order, minus the ones that were
+// superseded before anything could pop them; a wake-up popped before the flush checks the same
+// records to know whether it was superseded.
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -47,11 +57,17 @@ class FlowModel final : public NetworkModel {
   [[nodiscard]] std::string_view name() const noexcept override { return "flow"; }
   void start(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel, WakeQueue& queue) override;
   void wake(Time now, std::uint64_t token, WakeQueue& queue, std::vector<TransferId>& finished) override;
+  /// Projects the ends decided since the last flush and gives the queue their wake-ups (and the
+  /// arrivals logged since), in the order the per-flow model would have scheduled them.
+  void flush(WakeQueue& queue) override;
   /// Time the link carried at least one transmitting transfer.
   [[nodiscard]] Time busy_time(topo::LinkId id) const override { return busy_.at(id); }
   /// Re-solves every change with the max-min solver even when the changed flow shares no resource
   /// or no class changed its size (the shortcuts off): for the test that both give identical times.
   void set_always_solve(bool on) noexcept { always_solve_ = on; }
+  /// Projects the ends of every solve and queues every arrival at once (no deferral: the per-flow
+  /// model's order of work): for the test that both give identical times.
+  void set_eager(bool on) noexcept { eager_ = on; }
 
  private:
   using Slot = std::uint32_t;  // index into flows_
@@ -65,8 +81,8 @@ class FlowModel final : public NetworkModel {
     std::uint32_t pos = 0;    // its index in groups_[group].flows
     Bytes bytes = 0;
     Time started{0};
-    bool exact = true;      // never slowed below its bottleneck: ends at started + transfer_time
-    bool scheduled = false; // an end has been scheduled for its current life
+    std::uint64_t joined = 0;  // the solve (epoch_) that first gave it a rate
+    bool exact = true;      // never slowed below its bottleneck (as of the last flush): ends at started + transfer_time
     std::uint32_t version = 0;  // wake-ups of older projections (or older users of the slot) are ignored
     Slot next_free = kNone;
   };
@@ -90,6 +106,9 @@ class FlowModel final : public NetworkModel {
     std::vector<double> bits_left;   // by position in flows: bits still to send at `updated` (slowed flows only)
     double rate = -1;                // bits/s, given by the last solve that saw it (-1: none yet)
     Time updated{0};
+    std::uint64_t changed_at = 0;    // the last solve that changed `rate`
+    std::uint64_t slow_at = 0;       // the last solve that left `rate` below the route's bottleneck
+    bool dirty = false;              // in dirty_: changed or joined since the last flush
   };
   std::uint32_t connection_of(const topo::Route& route, std::uint16_t channel);
   Slot begin(Time now, TransferId id, const topo::Route& route, std::uint32_t connection, Bytes bytes);
@@ -97,22 +116,27 @@ class FlowModel final : public NetworkModel {
   /// Collects in component_ the classes connected to `resources` (breadth-first) and brings their
   /// slowed flows' bits_left to `now`.
   void collect(Time now, const std::vector<std::uint32_t>& resources);
-  /// Re-solves the rates of the classes connected to `resources` and reschedules the ends of the
-  /// flows whose rate changed (and of new ones).
-  void resolve(Time now, const std::vector<std::uint32_t>& resources, WakeQueue& queue);
-  /// Records `rate` as `group`'s and applies it to its flows (all of them when the rate is new,
-  /// else only those never scheduled), adding their new ends to wakes_.
-  void take_rate(Time now, std::uint32_t group, double rate);
-  /// Schedules the ends in wakes_, in (time, transfer id) order, one wake-up per time.
-  void schedule_wakes(WakeQueue& queue);
-  /// Applies its class's max-min rate to the flow in `slot` (`changed`: not the rate it had).
-  /// Returns the time of its newly projected end (its version is bumped: older wake-ups go stale),
-  /// or nullopt when its scheduled end stands.
-  std::optional<Time> set_rate(Time now, Slot slot, bool changed);
-  /// Sorts wakes_ by (time, transfer id), in O(n log runs) for n made of sorted runs.
+  /// Re-solves the rates of the classes connected to `resources` (one solve, epoch_ + 1); the ends
+  /// it moves are projected at the flush.
+  void resolve(Time now, const std::vector<std::uint32_t>& resources);
+  /// Records `rate` as `group`'s at solve epoch_ (its flows are projected at the flush).
+  void take_rate(std::uint32_t group, double rate);
+  /// Adds `group` to dirty_ once.
+  void mark_dirty(std::uint32_t group);
+  /// The solve at which the per-flow model last projected the end of the flow in `slot` since the
+  /// last flush, or 0 if none did (its wake-up in the queue stands); whether it was slowed below
+  /// its bottleneck for the first time in that span goes to `slowed`.
+  std::uint64_t projected_at(Slot slot, bool& slowed) const;
+  /// Gives `token` to the queue at `at` at the flush, after the ends decided so far.
+  void log_wake(Time at, std::uint64_t token);
+  /// Flushes now in eager mode (set_eager).
+  void flush_if_eager() {
+    if (eager_) flush(*queue_);
+  }
+  /// Sorts wakes_ by (solve, time, transfer id), in O(n log runs) for n made of sorted runs.
   void sort_wakes();
   /// Ends the transmission of the flow in `slot` if `version` is still its current projection.
-  void end_if_current(Time now, Slot slot, std::uint32_t version, WakeQueue& queue);
+  void end_if_current(Time now, Slot slot, std::uint32_t version);
 
   const topo::Topology& topology_;
   std::vector<Flow> flows_;                         // slab of transmitting flows
@@ -128,6 +152,21 @@ class FlowModel final : public NetworkModel {
   std::vector<Pending> pending_;                    // slab of waiting transfers
   std::uint32_t pending_free_ = kNone;
   bool always_solve_ = false;
+  bool eager_ = false;
+  WakeQueue* queue_ = nullptr;  // the queue of the current start() or wake(), for eager_
+  // Lazy projection (see the top): solves are numbered by epoch_; those from period_start_ on are
+  // not flushed yet, all at time period_now_.
+  std::uint64_t epoch_ = 0;
+  std::uint64_t period_start_ = 1;
+  Time period_now_{0};
+  std::vector<std::uint32_t> dirty_;  // classes to project at the flush
+  /// A wake-up other than a projected end (an arrival), logged after solve `after`.
+  struct Logged {
+    std::uint64_t after;
+    Time at;
+    std::uint64_t token;
+  };
+  std::vector<Logged> log_;
   // Scratch for resolve(), kept to avoid allocating per event: stamps mark what the current
   // component already holds.
   std::vector<std::uint32_t> seen_resource_;
@@ -135,8 +174,9 @@ class FlowModel final : public NetworkModel {
   std::uint32_t stamp_ = 0;
   std::vector<std::uint32_t> component_resources_;
   std::vector<std::uint32_t> component_;  // groups
-  /// A flow's end to wake up for.
+  /// A flow's end to wake up for, projected by solve `epoch`.
   struct Wake {
+    std::uint64_t epoch;
     Time at;
     TransferId id;
     Slot slot;

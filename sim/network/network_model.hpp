@@ -62,9 +62,19 @@ class NetworkModel {
   virtual void wake(Time now, std::uint64_t token, WakeQueue& queue, std::vector<TransferId>& finished) = 0;
   /// Total time directed link `id` spent carrying data (its latency included), so far.
   [[nodiscard]] virtual Time busy_time(topo::LinkId id) const = 0;
+  /// True while the model holds wake-ups it has decided at the current time but not given to the
+  /// queue yet (FlowModel decides ends lazily within one picosecond).
+  [[nodiscard]] bool has_deferred() const noexcept { return deferred_; }
+  /// Gives `queue` the deferred wake-ups, in the order they were decided. The driver must call it
+  /// whenever has_deferred() and (a) before it pops an event later than the current time (every
+  /// wake-up at the current time already queued was scheduled before the deferred ones) and (b)
+  /// before it schedules an event of its own, so the queue's order of equal times is the order the
+  /// events were decided in.
+  virtual void flush(WakeQueue& queue) { (void)queue; }
 
  protected:
   TransferObserver* observer_ = nullptr;  ///< see observe()
+  bool deferred_ = false;                 ///< see has_deferred()
 };
 
 /// The models --network accepts, in the order to list them.

@@ -69,13 +69,36 @@ void FlowModel::start(Time now, TransferId id, const topo::Route& route, Bytes b
     return;
   }
   connection.busy = true;
-  begin(now, id, route, c, bytes);
+  const Slot slot = begin(now, id, route, c, bytes);
+  const std::uint32_t group = flows_[slot].group;
+  if (!always_solve_ && groups_[group].flows.size() == 1 &&
+      std::all_of(route.resources.begin(), route.resources.end(), [&](std::uint32_t r) { return on_resource_[r].size() == 1; })) {
+    // Alone on its resources (their only class, a class of one): what resolve() would find,
+    // without the walk. The class was empty, so begin() brought it to `now`.
+    ++epoch_;
+    take_rate(group, alone_rate(route.resources));
+    flush_if_eager();
+    return;
+  }
   resolve(now, route.resources);
 }
 
+double FlowModel::alone_rate(const std::vector<std::uint32_t>& resources) const {
+  // Progressive filling fixes a flow alone on its resources at its smallest capacity in one round
+  // (min over r of C_r / 1): the same double, without the solver.
+  double rate = std::numeric_limits<double>::infinity();
+  for (auto r : resources) rate = std::min(rate, static_cast<double>(topology_.link(r).bandwidth.bits_per_s));
+  return rate;
+}
+
 void FlowModel::log_wake(Time at, std::uint64_t token) {
+  // With nothing deferred, queuing it now is its place in the order (contention-free runs: every
+  // arrival).
+  if (!deferred_) {
+    queue_->wake_at(at, token);
+    return;
+  }
   log_.push_back(Logged{epoch_, at, token});
-  deferred_ = true;
   flush_if_eager();
 }
 
@@ -194,12 +217,7 @@ void FlowModel::resolve(Time now, const std::vector<std::uint32_t>& start_resour
   collect(now, start_resources);
   if (component_.empty()) return;
   if (component_.size() == 1 && groups_[component_[0]].flows.size() == 1 && !always_solve_) {
-    // Alone on its resources: progressive filling would fix it at its smallest capacity in one
-    // round (min over r of C_r / 1), the same double computed here without the solver.
-    double rate = std::numeric_limits<double>::infinity();
-    for (auto r : component_resources_)
-      rate = std::min(rate, static_cast<double>(topology_.link(r).bandwidth.bits_per_s));
-    take_rate(component_[0], rate);
+    take_rate(component_[0], alone_rate(component_resources_));
     flush_if_eager();
     return;
   }
@@ -383,6 +401,10 @@ void FlowModel::end_if_current(Time now, Slot slot, std::uint32_t version) {
   // The connection starts its next transfer, if any.
   if (connection.head == kNone) {
     connection.busy = false;
+    // It was alone on its resources: nothing is left to speed up (resolve would find no class).
+    if (!always_solve_ && std::all_of(route.resources.begin(), route.resources.end(),
+                                      [&](std::uint32_t r) { return on_resource_[r].empty(); }))
+      return;
   } else {
     const std::uint32_t p = connection.head;
     const Pending next = pending_[p];

@@ -129,7 +129,8 @@ class FlowModel final : public NetworkModel {
   /// last flush, or 0 if none did (its wake-up in the queue stands); whether it was slowed below
   /// its bottleneck for the first time in that span goes to `slowed`.
   std::uint64_t projected_at(Slot slot, bool& slowed) const;
-  /// Gives `token` to the queue at `at` at the flush, after the ends decided so far.
+  /// Gives `token` to the queue at `at`: at once when nothing is deferred, else at the flush,
+  /// after the ends decided so far.
   void log_wake(Time at, std::uint64_t token);
   /// Flushes now in eager mode (set_eager).
   void flush_if_eager() {
@@ -155,7 +156,7 @@ class FlowModel final : public NetworkModel {
   std::uint32_t pending_free_ = kNone;
   bool always_solve_ = false;
   bool eager_ = false;
-  WakeQueue* queue_ = nullptr;  // the queue of the current start() or wake(), for eager_
+  WakeQueue* queue_ = nullptr;  // the queue of the current start() or wake()
   // Lazy projection (see the top): solves are numbered by epoch_; those from period_start_ on are
   // not flushed yet, all at time period_now_.
   std::uint64_t epoch_ = 0;

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/scratch_root.hpp"
 #include "tools/cli.hpp"
 
 namespace collsim::testing {
@@ -37,17 +38,17 @@ nlohmann::json simulate_json(std::vector<std::string> args) {
 }
 
 std::filesystem::path scratch_dir(const std::string& name) {
-  // Per process: two test runs at once on one machine must not delete each other's files.
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("collsim_cli_test_dir_" + std::to_string(::getpid()) + "_" + name);
+  // Under this process's scratch folder: two test runs at once must not delete each other's files,
+  // and the runner removes the folder at the end.
+  const auto dir = scratch_root() / ("dir_" + name);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
 }
 
 std::string temp_file(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("collsim_cli_test_" + std::to_string(::getpid()) + "_" + name);
+  std::filesystem::create_directories(scratch_root());
+  const auto path = scratch_root() / name;
   std::ofstream(path) << text;
   return path.string();
 }

@@ -26,10 +26,10 @@ void check_bad_input(const std::vector<std::string>& args, const std::string& wh
 /// `collsim simulate ARGS... --format json`, which must succeed (a Catch2 REQUIRE); its document.
 nlohmann::json simulate_json(std::vector<std::string> args);
 
-/// A fresh, empty folder under the temporary directory, named after `name`.
+/// A fresh, empty folder named after `name` in this process's scratch folder (scratch_root.hpp).
 std::filesystem::path scratch_dir(const std::string& name);
 
-/// Writes `text` to a file named after `name` in the temporary directory; returns its path.
+/// Writes `text` to a file named after `name` in this process's scratch folder; returns its path.
 std::string temp_file(const std::string& name, const std::string& text);
 
 /// The whole content of the file at `path` ("" when it cannot be read).

@@ -273,7 +273,7 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
   if (report.signal > 0) {
     err << fmt::format("collsim: sweep stopped by signal {}; {} of {} rows are kept in {}; run the same command with "
                        "--resume to finish it\n",
-                       report.signal, report.finished, spec.count, spec.output ? report.partial.string() : "(none)");
+                       report.signal, report.finished, spec.count, report.partial.empty() ? "(none)" : report.partial.string());
     return 128 + report.signal;
   }
   return kExitOk;

@@ -141,7 +141,15 @@ SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome
   SweepRunReport report;
   std::vector<std::optional<JobOutcome>> outcomes(spec.count);
   std::FILE* partial = nullptr;
-  if (spec.output) {
+  // A device or FIFO (-o /dev/null) is written through, never replaced (atomic_file.hpp): it gets
+  // no partial file beside it, which would land in /dev, or fail where that is not writable. (A
+  // folder in the output's place still gets one: the final write fails and the rows are kept.)
+  const bool keeps_partial = spec.output && !(output_target(*spec.output).direct && !std::filesystem::is_directory(*spec.output));
+  if (spec.output && !keeps_partial && spec.resume)
+    throw UsageError(fmt::format("--resume: -o {} is not a regular file (a device or FIFO), so a sweep to it keeps no "
+                                 "partial file to resume from; expected -o FILE",
+                                 spec.output->string()));
+  if (keeps_partial) {
     report.partial = partial_path(*spec.output);
     const bool exists = std::filesystem::exists(report.partial);
     if (exists && !spec.resume)
@@ -266,7 +274,7 @@ SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome
         for (const auto& o : outcomes)
           if (!o->skipped) s << o->text;
       });
-    std::filesystem::remove(report.partial);
+    if (keeps_partial) std::filesystem::remove(report.partial);
   }
   return report;
 }

@@ -25,7 +25,7 @@ struct SweepRunSpec {
   std::size_t count = 0;
   std::string header;       ///< written before the records ("" for none)
   std::string fingerprint;  ///< identifies the sweep, so --resume never mixes two different ones
-  std::optional<std::filesystem::path> output;  ///< the file; none: standard output (no partial file)
+  std::optional<std::filesystem::path> output;  ///< the file; none: standard output (no partial file, nor for a device or FIFO)
   bool resume = false;      ///< continue from the partial file (needs `output`)
   unsigned threads = 1;     ///< >= 1
   bool progress = false;    ///< draw a progress bar on the error stream (for a terminal)
@@ -39,7 +39,7 @@ struct SweepRunReport {
   std::optional<std::size_t> first_skipped;  ///< the lowest skipped job
   std::string first_skip_reason;
   int signal = 0;            ///< the signal that interrupted the run, 0 when it completed
-  std::filesystem::path partial;  ///< the partial file (kept when interrupted)
+  std::filesystem::path partial;  ///< the partial file (kept when interrupted); empty when there is none
 };
 
 /// The partial file of `output`: ".NAME.partial" in its folder.

@@ -198,6 +198,24 @@ TEST_CASE("sweep --resume finishes a partial file into the file of an uninterrup
   CHECK(read_file(out) == read_file(whole));
 }
 
+TEST_CASE("sweep to a device (-o /dev/null) keeps no partial file beside it", "[cli][sweep][resume]") {
+  // A link to /dev/null in a scratch folder, with a stale partial file beside the link: a sweep that
+  // kept a partial file for a device would refuse to start (it would take it for an interrupted
+  // run), and for /dev/null itself would write into /dev.
+  const auto dir = scratch_dir("device");
+  const auto link = dir / "null.csv";
+  std::filesystem::create_symlink("/dev/null", link);
+  const auto stale = dir / ".null.csv.partial";
+  std::ofstream(stale) << "collsim sweep partial v1 0000000000000000\n";
+  const auto r = run_collsim(with(kSmall, {"-o", link.string()}));
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(std::filesystem::is_symlink(link));  // written through, not replaced
+  CHECK(read_file(stale) == "collsim sweep partial v1 0000000000000000\n");
+  check_bad_input(with(kSmall, {"-o", link.string(), "--resume"}), "not a regular file");
+  CHECK(run_collsim(with(kSmall, {"-o", "/dev/null"})).code == 0);
+}
+
 TEST_CASE("sweep errors are one line and exit 2", "[cli][sweep][errors]") {
   check_bad_input({"sweep", "--sizes", "1M", "--shard", "3/3"}, "--shard");
   check_bad_input({"sweep", "--sizes", "1M", "--format", "xml"}, "--format");

@@ -190,6 +190,7 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
 
   std::optional<validation::ReplayReport> check;
   if (replay_options) check = validation::replay_on_cpu(plan.schedule, *replay_options);
+  long_run_notice(plan, err);
   reports::TraceRecorder recorder;
   const Simulated run = naming_size(
       o, [&] { return simulate_plan(plan, topology, o.network, model, o.trace.empty() ? nullptr : &recorder); });

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <span>
 #include <string>
 #include <string_view>
@@ -68,6 +69,11 @@ void apply_slicing(Plan& plan, const topo::Topology& topology);
 Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topology, std::uint32_t ranks,
                 const AlgorithmOptions& flags, Bytes size, Bytes element_size, const FidelityOptions& fidelity,
                 Ops ops = Ops::Materialised);
+
+/// Writes a one-line note to `err` when `plan` has a billion transfers or more: such a run takes
+/// minutes (about 5 million transfers a second for a ring, README Performance) and prints nothing
+/// until it ends, so a user who asked for 100,000 GPUs is not left waiting in silence.
+void long_run_notice(const Plan& plan, std::ostream& err);
 
 /// Checks that `name` is a network model (net::network_model_names()); throws UsageError naming
 /// --network and the valid models otherwise.

@@ -10,9 +10,11 @@
 #include <nlohmann/json.hpp>
 
 #include "algorithms/registry.hpp"
+#include "algorithms/ring_stream.hpp"
 #include "sim/schedule/json_io.hpp"
 #include "tests/cli/cli_harness.hpp"
 #include "tools/cli.hpp"
+#include "tools/simulation.hpp"
 
 using namespace collsim::testing;
 
@@ -249,4 +251,24 @@ TEST_CASE("a timeline (--trace) too large for memory is refused instead of meeti
   check_bad_input({"simulate", "--gpus", "768", "--fabric", "switch", "--size", "1M", "--trace", file},
                   "--trace: a timeline of 1178112 ops");
   CHECK_FALSE(std::filesystem::exists(file));
+}
+
+TEST_CASE("a run of a billion transfers or more says first how long it will take", "[cli][schedule]") {
+  // Ring all-reduce has 2(N-1)·N transfers: 19,999,800,000 at N = 100,000 (over an hour at the
+  // README's 5 million a second), 536,838,144 at N = 16,384 (the README's 2-minute run: no note).
+  const auto plan_of = [](collsim::sched::Rank n) {
+    collsim::algo::Request request;
+    request.nranks = n;
+    request.size = collsim::Bytes{1} << 20;
+    collsim::cli::Plan plan;
+    plan.stream = collsim::algo::make_ring_stream(request, collsim::sched::Collective::AllReduce);
+    return plan;
+  };
+  std::ostringstream big, small;
+  collsim::cli::long_run_notice(plan_of(100'000), big);
+  collsim::cli::long_run_notice(plan_of(16'384), small);
+  CHECK(big.str() ==
+        "collsim: note: simulating 2e+10 transfers takes about 66 minutes or more at 5 million a second; "
+        "`collsim algorithms` gives each algorithm's closed form at once\n");
+  CHECK(small.str().empty());
 }

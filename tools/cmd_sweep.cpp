@@ -214,6 +214,12 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
                                    "each one has",
                                    name, o.collectives));
   }
+  if (jobs.empty() && too_few_gpus > 0) {
+    // Every pair left out: a header alone would look like a sweep that ran.
+    std::size_t most = 0;
+    for (const auto& t : topologies) most = std::max(most, t.topology.gpus().size());
+    throw UsageError(fmt::format("--ranks: found {}, but no topology has that many GPUs; expected at most {}", o.ranks, most));
+  }
   if (too_few_gpus > 0)
     err << fmt::format("collsim: sweep: left out {} topology/--ranks pair(s) with more ranks than GPUs\n", too_few_gpus);
   // Options are checked once up front, so a typo fails at once rather than skipping every row.

@@ -150,6 +150,9 @@ SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome
                                  "partial file to resume from; expected -o FILE",
                                  spec.output->string()));
   if (keeps_partial) {
+    const auto folder = spec.output->parent_path();
+    if (!folder.empty() && !std::filesystem::is_directory(folder))
+      throw OutputError(fmt::format("-o: {}: cannot be written: no folder {}", spec.output->string(), folder.string()));
     report.partial = partial_path(*spec.output);
     const bool exists = std::filesystem::exists(report.partial);
     if (exists && !spec.resume)

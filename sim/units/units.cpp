@@ -101,7 +101,9 @@ std::pair<Decimal, std::string_view> split(std::string_view text, std::string_vi
                                            std::string_view example) {
   const std::string_view t = trim(text);
   if (!t.empty() && t.front() == '-')
-    throw UnitError(fmt::format("expected a non-negative {} such as {}, found \"{}\"", what, example, text));
+    // A bandwidth must also be above 0 (parse_bandwidth): one word for both of its errors.
+    throw UnitError(fmt::format("expected a {} {} such as {}, found \"{}\"", what == "bandwidth" ? "positive" : "non-negative",
+                                what, example, text));
   std::string_view rest;
   const std::string_view body = (!t.empty() && t.front() == '+') ? t.substr(1) : t;
   auto d = parse_decimal(body, rest);

@@ -214,9 +214,16 @@ TEST_CASE("sweep to a device (-o /dev/null) keeps no partial file beside it", "[
   CHECK(read_file(stale) == "collsim sweep partial v1 0000000000000000\n");
   check_bad_input(with(kSmall, {"-o", link.string(), "--resume"}), "not a regular file");
   CHECK(run_collsim(with(kSmall, {"-o", "/dev/null"})).code == 0);
+  // A folder that does not exist is named as such (exit 74: the output cannot be written), not
+  // through the hidden partial file.
+  const auto missing = run_collsim(with(kSmall, {"-o", (dir / "no" / "x.csv").string()}));
+  CHECK(missing.code == 74);
+  CHECK_THAT(missing.err, Catch::Contains("-o: " + (dir / "no" / "x.csv").string() + ": cannot be written: no folder"));
 }
 
 TEST_CASE("sweep errors are one line and exit 2", "[cli][sweep][errors]") {
+  // Every --ranks above the topology's GPUs: no row at all is an error, not a lone header.
+  check_bad_input({"sweep", "dgx-a100", "--ranks", "16,32", "--sizes", "1M"}, "expected at most 8");
   check_bad_input({"sweep", "--sizes", "1M", "--shard", "3/3"}, "--shard");
   check_bad_input({"sweep", "--sizes", "1M", "--format", "xml"}, "--format");
   check_bad_input({"sweep", "-b", "1G", "-e", "8"}, "-e/--maxbytes");

@@ -118,6 +118,9 @@ TEST_CASE("parse_bandwidth: errors name the text found", "[units][bandwidth]") {
     CHECK_THROWS_AS(parse_bandwidth(text), UnitError);
     CHECK_THROWS_WITH(parse_bandwidth(text), Catch::Contains(std::string(found)));
   }
+  // 0 and a negative value are the same mistake, named the same way.
+  CHECK_THROWS_WITH(parse_bandwidth("0GB/s"), Catch::Contains("expected a positive bandwidth"));
+  CHECK_THROWS_WITH(parse_bandwidth("-1GB/s"), Catch::Contains("expected a positive bandwidth"));
 }
 
 TEST_CASE("parse_latency: ps, ns, us, µs, ms and s", "[units][latency]") {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <optional>
 
 namespace collsim::net {
 namespace {
@@ -261,7 +260,7 @@ std::uint64_t FlowModel::projected_at(Slot slot, bool& slowed) const {
   const Flow& f = flows_[slot];
   const Group& g = groups_[f.group];
   const bool joined = f.joined >= period_start_;
-  slowed = f.exact && g.slow_at >= period_start_;
+  slowed = f.exact && g.slow_at >= std::max(f.joined, period_start_);
   if (joined) return slowed ? std::max(f.joined, g.changed_at) : f.joined;
   if ((!f.exact || slowed) && g.changed_at >= period_start_) return g.changed_at;
   return 0;
@@ -279,10 +278,10 @@ void FlowModel::flush(WakeQueue& queue) {
       const std::uint64_t epoch = projected_at(slot, slowed);
       if (epoch == 0) continue;
       Flow& f = flows_[slot];
-      const double full = static_cast<double>(f.route->bottleneck.bits_per_s);
       Time at;
       if (slowed) {
         // First slowdown: what it sent so far went at full rate; floating point from here on.
+        const double full = static_cast<double>(f.route->bottleneck.bits_per_s);
         f.exact = false;
         g.bits_left[i] = std::max(0.0, static_cast<double>(f.bytes) * 8.0 - full * static_cast<double>((now - f.started).count()) * 1e-12);
       }

@@ -48,8 +48,6 @@ Result run(const sched::Schedule& schedule, const topo::Topology& topology, std:
 
 Result run(const sched::Schedule& schedule, const topo::Topology& topology, std::span<const topo::NodeId> rank_to_gpu,
            net::NetworkModel& network, const RunOptions& options) {
-  if (!options.op_delay.empty() && options.op_delay.size() != schedule.ops.size())
-    throw std::invalid_argument(fmt::format("engine: {} op delays for {} ops", options.op_delay.size(), schedule.ops.size()));
   const sched::ScheduleStream stream(schedule);
   return run(stream, topology, rank_to_gpu, network, options);
 }
@@ -112,6 +110,12 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
   topo::RouteCache routes(topology);
   network.observe(options.observer);
   Events events;
+  // An op's own end, after its cost: queued behind the model's deferred wake-ups, which were
+  // decided first (network_model.hpp, flush()).
+  const auto end_op_at = [&](Time at, net::TransferId t) {
+    if (network.has_deferred()) network.flush(events);
+    events.queue.push(at, Event{true, t});
+  };
   const auto launch = [&](sched::OpKey key, const sched::StreamOp& op, Time now) {
     const net::TransferId t = transfer_of(key);
     held = std::max(held, ++in_flight + waiting.size());
@@ -120,8 +124,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
     if (op.src == op.dst) {
       // A local op moves nothing over the network; it ends after its own cost, as an event (never
       // synchronously).
-      if (network.has_deferred()) network.flush(events);
-      events.queue.push(checked_add(now, delay(t)), Event{true, t});
+      end_op_at(checked_add(now, delay(t)), t);
       return;
     }
     const topo::Route& route = routes.get(rank_to_gpu[op.src], rank_to_gpu[op.dst]);
@@ -151,8 +154,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
       // Data that arrived still pays its op's own cost before the op ends.
       if (!options.op_delay.empty()) std::erase_if(finished, [&](net::TransferId id) {
         if (delay(id) <= Time{0}) return false;
-        if (network.has_deferred()) network.flush(events);
-        events.queue.push(checked_add(ev.time, delay(id)), Event{true, id});
+        end_op_at(checked_add(ev.time, delay(id)), id);
         return true;
       });
     }

@@ -176,13 +176,14 @@ void apply_slicing(Plan& plan, const topo::Topology& topology) {
 
 void long_run_notice(const Plan& plan, std::ostream& err) {
   constexpr std::uint64_t kLong = 1'000'000'000;
+  // README, Performance: ring all-reduce on 16,384 GPUs, 537 M transfers, in about 2 minutes.
+  constexpr std::uint64_t kPerMinute = 5'000'000 * 60;
   const std::uint64_t transfers = plan.stream ? plan.stream->op_count() : plan.schedule.ops.size();
   if (transfers < kLong) return;
-  // README, Performance: ring all-reduce on 16,384 GPUs, 537 M transfers, in about 2 minutes.
   err << fmt::format(
       "collsim: note: simulating {:.3g} transfers takes about {} minutes or more at 5 million a second; "
       "`collsim algorithms` gives each algorithm's closed form at once\n",
-      static_cast<double>(transfers), transfers / 300'000'000);
+      static_cast<double>(transfers), transfers / kPerMinute);
 }
 
 void check_network_name(std::string_view name) {

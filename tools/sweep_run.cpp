@@ -144,8 +144,10 @@ SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome
   // A device or FIFO (-o /dev/null) is written through, never replaced (atomic_file.hpp): it gets
   // no partial file beside it, which would land in /dev, or fail where that is not writable. (A
   // folder in the output's place still gets one: the final write fails and the rows are kept.)
-  const bool keeps_partial = spec.output && !(output_target(*spec.output).direct && !std::filesystem::is_directory(*spec.output));
-  if (spec.output && !keeps_partial && spec.resume)
+  const bool to_device =
+      spec.output && output_target(*spec.output).direct && !std::filesystem::is_directory(*spec.output);
+  const bool keeps_partial = spec.output && !to_device;
+  if (to_device && spec.resume)
     throw UsageError(fmt::format("--resume: -o {} is not a regular file (a device or FIFO), so a sweep to it keeps no "
                                  "partial file to resume from; expected -o FILE",
                                  spec.output->string()));

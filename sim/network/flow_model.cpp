@@ -75,19 +75,20 @@ void FlowModel::start(Time now, TransferId id, const topo::Route& route, Bytes b
     // Alone on its resources (their only class, a class of one): what resolve() would find,
     // without the walk. The class was empty, so begin() brought it to `now`.
     ++epoch_;
-    take_rate(group, alone_rate(route.resources));
+    take_rate(group, alone_rate(group));
     flush_if_eager();
     return;
   }
   resolve(now, route.resources);
 }
 
-double FlowModel::alone_rate(const std::vector<std::uint32_t>& resources) const {
-  // Progressive filling fixes a flow alone on its resources at its smallest capacity in one round
-  // (min over r of C_r / 1): the same double, without the solver.
-  double rate = std::numeric_limits<double>::infinity();
-  for (auto r : resources) rate = std::min(rate, static_cast<double>(topology_.link(r).bandwidth.bits_per_s));
-  return rate;
+double FlowModel::alone_rate(std::uint32_t group) const {
+  // Progressive filling fixes a class of one flow alone on its resources at the smallest capacity
+  // of its own route in one round (min over r of C_r / 1), which is the route's bottleneck: the
+  // same double, without the solver. Only the class's route counts: a component found from another
+  // route's resources (a flow that just ended) holds capacities this class never crosses, and
+  // their minimum (a 25 GB/s network link) once slowed transfers inside a host to it (issue 14).
+  return static_cast<double>(groups_[group].route->bottleneck.bits_per_s);
 }
 
 void FlowModel::log_wake(Time at, std::uint64_t token) {
@@ -216,7 +217,7 @@ void FlowModel::resolve(Time now, const std::vector<std::uint32_t>& start_resour
   collect(now, start_resources);
   if (component_.empty()) return;
   if (component_.size() == 1 && groups_[component_[0]].flows.size() == 1 && !always_solve_) {
-    take_rate(component_[0], alone_rate(component_resources_));
+    take_rate(component_[0], alone_rate(component_[0]));
     flush_if_eager();
     return;
   }

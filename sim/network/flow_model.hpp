@@ -119,8 +119,9 @@ class FlowModel final : public NetworkModel {
   /// Re-solves the rates of the classes connected to `resources` (one solve, epoch_ + 1); the ends
   /// it moves are projected at the flush.
   void resolve(Time now, const std::vector<std::uint32_t>& resources);
-  /// The max-min rate of a class of one flow alone on `resources`: the smallest capacity, bits/s.
-  double alone_rate(const std::vector<std::uint32_t>& resources) const;
+  /// The max-min rate of `group` when it is a class of one flow and no other class shares its
+  /// resources: its route's bottleneck, bits/s.
+  double alone_rate(std::uint32_t group) const;
   /// Records `rate` as `group`'s at solve epoch_ (its flows are projected at the flush).
   void take_rate(std::uint32_t group, double rate);
   /// Adds `group` to dirty_ once.

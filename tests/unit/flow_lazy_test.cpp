@@ -9,32 +9,12 @@
 #include "sim/network/flow_model.hpp"
 #include "sim/schedule/builder.hpp"
 #include "topologies/generate.hpp"
+#include "tests/unit/random_network.hpp"
 #include "topologies/load_json.hpp"
 
 using namespace collsim;
 
 namespace {
-
-// A random schedule on `ranks` ranks: sends between random ranks (some local), of random chunks of
-// equal size (so ends often fall on one picosecond: the ties the deferral must keep in order), on
-// random channels. ScheduleBuilder derives the dependencies from the chunks each op reads and
-// writes, so ops form chains and fans of every shape.
-sched::Schedule random_schedule(std::mt19937_64& rng, std::uint32_t ranks, std::uint32_t ops, std::uint16_t channels) {
-  const std::uint32_t chunks = 6;
-  const Bytes chunk_bytes = 10'000 * (1 + rng() % 4);
-  sched::ScheduleBuilder b(sched::Collective::AllGather, ranks, chunk_bytes * chunks,
-                           sched::split_even(chunk_bytes * chunks, chunks));
-  for (std::uint32_t i = 0; i < ops; ++i) {
-    const auto src = static_cast<sched::Rank>(rng() % ranks);
-    auto dst = static_cast<sched::Rank>(rng() % ranks);
-    const auto src_chunk = static_cast<sched::ChunkId>(rng() % chunks);
-    auto dst_chunk = static_cast<sched::ChunkId>(rng() % chunks);
-    if (dst == src && dst_chunk == src_chunk) dst_chunk = (dst_chunk + 1) % chunks;  // a local op: two chunks
-    const auto combine = rng() % 2 ? sched::Combine::Copy : sched::Combine::Reduce;
-    b.send(src, src_chunk, dst, dst_chunk, combine, 1 + i / ranks, static_cast<std::uint16_t>(rng() % channels));
-  }
-  return std::move(b).build("random");
-}
 
 constexpr Time us(std::int64_t v) { return Time{v * 1'000'000}; }
 
@@ -73,7 +53,7 @@ TEST_CASE("flow model: ends projected lazily give the eager model's times, op fo
   for (const auto& c : cases) {
     for (int trial = 0; trial < 12; ++trial) {
       const auto channels = static_cast<std::uint16_t>(1 + trial % 4);
-      const auto schedule = random_schedule(rng, c.ranks, 40 + 20 * static_cast<std::uint32_t>(trial), channels);
+      const auto schedule = testing::random_schedule(rng, c.ranks, 40 + 20 * static_cast<std::uint32_t>(trial), channels);
       sim::RunOptions options;
       if (trial % 3 == 2) {
         // Delays of 0, 1 and 2 us: ends of ops land on the picoseconds of arrivals and transfer ends.

@@ -1,0 +1,217 @@
+// The flow model's fast paths against plain max-min, on random schedules and random clusters.
+//
+// Issue 14: a shortcut of the flow model (a class of one flow left alone after another route's
+// flow ended) took its rate from the ended route's resources, so a transfer inside a host ran at
+// the 25 GB/s network rate on otherwise idle NVLink; every existing test compared the model with
+// itself on fabrics where that could not show. Two oracles close that kind of bug:
+//  1. the same model with every shortcut off (set_always_solve: every change solved by
+//     MaxMinSolver over its component) and ends projected per solve (set_eager): the same
+//     arithmetic, so every op's times must be equal to the picosecond;
+//  2. an independent model written here from the definition (DESIGN.md "The engine and the network
+//     model"; Bertsekas & Gallager, Data Networks 6.5.2): at every start or end, all transmitting
+//     flows of the whole network, one by one (no classes, no components, no shortcuts), get their
+//     max-min rates; its floating-point rounding differs, so times agree within a tolerance.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+
+#include "sim/engine.hpp"
+#include "sim/network/flow_model.hpp"
+#include "sim/network/maxmin.hpp"
+#include "tests/unit/random_network.hpp"
+#include "topologies/generate.hpp"
+
+using namespace collsim;
+
+namespace {
+
+// The reference: per-flow max-min over the whole network at every change. Transfers of one route
+// and channel transmit one after the other in request order (FlowModel's connections); a
+// transfer that keeps its route's bottleneck rate for its whole life ends at start +
+// transfer_time exactly, a slowed one when its bits, tracked in doubles, run out (rounded up to
+// the picosecond).
+class ReferenceFlowModel final : public net::NetworkModel {
+ public:
+  explicit ReferenceFlowModel(const topo::Topology& t) : topology_(t) {}
+  std::string_view name() const noexcept override { return "reference"; }
+  void start(Time now, net::TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel,
+             net::WakeQueue& queue) override {
+    if (route.links.empty()) {
+      queue.wake_at(now, (std::uint64_t{id} << 1) | 1);
+      return;
+    }
+    auto& waiting = connections_[{&route, channel}];
+    waiting.push_back(Flow{id, &route, channel, bytes, now, static_cast<double>(bytes) * 8.0, true, 0.0, Time{0}});
+    if (waiting.size() == 1) {
+      advance(now);
+      flows_.push_back(waiting.front());
+      resolve(now, queue);
+    }
+  }
+  void wake(Time now, std::uint64_t token, net::WakeQueue& queue, std::vector<net::TransferId>& finished) override {
+    if (token & 1) {
+      finished.push_back(static_cast<net::TransferId>(token >> 1));
+      return;
+    }
+    if ((token >> 1) != generation_) return;  // a later change re-projected every end
+    advance(now);
+    std::vector<Flow> ended;
+    for (auto it = flows_.begin(); it != flows_.end();)
+      if (it->end <= now) {
+        ended.push_back(*it);
+        it = flows_.erase(it);
+      } else {
+        ++it;
+      }
+    std::sort(ended.begin(), ended.end(), [](const Flow& a, const Flow& b) { return a.id < b.id; });
+    for (const Flow& f : ended) {
+      for (auto l : f.route->links) busy_[l] += now - f.started;
+      queue.wake_at(checked_add(now, f.route->latency), (std::uint64_t{f.id} << 1) | 1);
+      auto& waiting = connections_[{f.route, f.channel}];
+      waiting.erase(waiting.begin());
+      if (!waiting.empty()) {
+        waiting.front().started = now;
+        flows_.push_back(waiting.front());
+      }
+    }
+    resolve(now, queue);
+  }
+  Time busy_time(topo::LinkId id) const override {
+    const auto it = busy_.find(id);
+    return it == busy_.end() ? Time{0} : it->second;
+  }
+
+ private:
+  struct Flow {
+    net::TransferId id;
+    const topo::Route* route;
+    std::uint16_t channel;
+    Bytes bytes;
+    Time started;
+    double bits_left;
+    bool exact;  // at its route's bottleneck rate since it started
+    double rate;
+    Time end;
+  };
+  // Brings every flow's bits to `now` at the rates of the last solve.
+  void advance(Time now) {
+    for (Flow& f : flows_) {
+      if (f.rate > 0) f.bits_left = std::max(0.0, f.bits_left - f.rate * static_cast<double>((now - last_).count()) * 1e-12);
+    }
+    last_ = now;
+  }
+  void resolve(Time now, net::WakeQueue& queue) {
+    net::MaxMinSolver solver;
+    std::map<std::uint32_t, std::uint32_t> index;
+    for (const Flow& f : flows_)
+      for (auto r : f.route->resources)
+        if (index.emplace(r, 0).second)
+          index[r] = solver.add_resource(static_cast<double>(topology_.link(r).bandwidth.bits_per_s));
+    for (const Flow& f : flows_) {
+      std::vector<std::uint32_t> rs;
+      for (auto r : f.route->resources) rs.push_back(index[r]);
+      solver.add_flow(rs);
+    }
+    const auto rates = solver.solve();
+    Time next = Time::max();
+    for (std::size_t i = 0; i < flows_.size(); ++i) {
+      Flow& f = flows_[i];
+      f.rate = rates[i];
+      if (f.exact && f.rate < static_cast<double>(f.route->bottleneck.bits_per_s)) f.exact = false;
+      f.end = f.exact ? checked_add(f.started, transfer_time(f.bytes, f.route->bottleneck))
+                      : checked_add(now, Time{static_cast<std::int64_t>(std::ceil(f.bits_left / f.rate * 1e12))});
+      next = std::min(next, f.end);
+    }
+    ++generation_;
+    if (!flows_.empty()) queue.wake_at(next, generation_ << 1);
+  }
+  const topo::Topology& topology_;
+  std::vector<Flow> flows_;  // transmitting
+  std::map<std::pair<const topo::Route*, std::uint16_t>, std::vector<Flow>> connections_;  // front: transmitting
+  std::map<topo::LinkId, Time> busy_;
+  std::uint64_t generation_ = 0;
+  Time last_{0};
+};
+
+struct Case {
+  std::string name;
+  topo::Topology topology;
+  std::uint32_t ranks;
+};
+
+// Random clusters of 1 to 3 hosts of 2 to 4 GPUs, and the fabrics the CLI generates.
+std::vector<Case> cases(std::mt19937_64& rng, int clusters) {
+  std::vector<Case> out;
+  for (int i = 0; i < clusters; ++i) {
+    const auto hosts = static_cast<std::uint32_t>(1 + rng() % 3), per_host = static_cast<std::uint32_t>(2 + rng() % 3);
+    out.push_back({fmt::format("random cluster {} ({} x {})", i, hosts, per_host), testing::random_cluster(rng, hosts, per_host),
+                   hosts * per_host});
+  }
+  const Bandwidth fast{2'400'000'000'000}, slow{200'000'000'000};
+  const Time lat{500'000};
+  out.push_back({"2 hosts x 4 (the README's hierarchical fabric)", topo::generate_multi_node({8, 2, fast, lat, slow, lat}), 8});
+  out.push_back({"switch", topo::generate_fabric(topo::Fabric::Switch, 5, slow, lat), 5});
+  out.push_back({"ring", topo::generate_fabric(topo::Fabric::Ring, 6, slow, Time{0}), 6});
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("flow model: fast paths give plain max-min's times on random clusters, op for op", "[engine][flow]") {
+  // Oracle 1: the model with its shortcuts off and eager projection. On 3db3203 the hierarchical
+  // fabric case alone gives 61.75 ms against 46.99 ms; random clusters fail the same way.
+  std::mt19937_64 rng(20261201);
+  int compared = 0;
+  for (const auto& c : cases(rng, 24)) {
+    for (int trial = 0; trial < 6; ++trial) {
+      const auto channels = static_cast<std::uint16_t>(1 + trial % 3);
+      const auto schedule = testing::random_schedule(rng, c.ranks, 30 + 15 * static_cast<std::uint32_t>(trial), channels, trial % 2 == 0);
+      INFO(c.name << ", trial " << trial << ", " << schedule.ops.size() << " ops, " << channels << " channels");
+      const std::vector<topo::NodeId> gpus(c.topology.gpus().begin(), c.topology.gpus().begin() + c.ranks);
+      net::FlowModel fast(c.topology), plain(c.topology);
+      plain.set_always_solve(true);
+      plain.set_eager(true);
+      const auto a = sim::run(schedule, c.topology, gpus, fast);
+      const auto b = sim::run(schedule, c.topology, gpus, plain);
+      REQUIRE(a.ops.size() == b.ops.size());
+      REQUIRE(a.makespan == b.makespan);
+      for (std::size_t i = 0; i < a.ops.size(); ++i) {
+        INFO("op " << i);
+        REQUIRE(a.ops[i].ready == b.ops[i].ready);
+        REQUIRE(a.ops[i].finish == b.ops[i].finish);
+      }
+      for (std::size_t l = 0; l < a.links.size(); ++l) REQUIRE(a.links[l].busy == b.links[l].busy);
+      ++compared;
+    }
+  }
+  CHECK(compared == 27 * 6);
+}
+
+TEST_CASE("flow model: random clusters agree with an independent per-flow max-min model", "[engine][flow]") {
+  // Oracle 2. Chunks of uneven sizes keep ends off common picoseconds (the order of ties is a
+  // model's own choice); the models round differently, so each op's finish may differ by a few
+  // picoseconds per rate change it lived through: allowed is 1 ns + 1e-6 of the makespan.
+  std::mt19937_64 rng(7);
+  for (const auto& c : cases(rng, 16)) {
+    for (int trial = 0; trial < 4; ++trial) {
+      const auto schedule = testing::random_schedule(rng, c.ranks, 40 + 10 * static_cast<std::uint32_t>(trial),
+                                                     static_cast<std::uint16_t>(1 + trial % 2), false);
+      INFO(c.name << ", trial " << trial << ", " << schedule.ops.size() << " ops");
+      const std::vector<topo::NodeId> gpus(c.topology.gpus().begin(), c.topology.gpus().begin() + c.ranks);
+      net::FlowModel fast(c.topology);
+      ReferenceFlowModel reference(c.topology);
+      const auto a = sim::run(schedule, c.topology, gpus, fast);
+      const auto b = sim::run(schedule, c.topology, gpus, reference);
+      REQUIRE(a.ops.size() == b.ops.size());
+      const double tolerance = 1000.0 + 1e-6 * static_cast<double>(b.makespan.count());
+      CHECK(std::abs(static_cast<double>((a.makespan - b.makespan).count())) <= tolerance);
+      for (std::size_t i = 0; i < a.ops.size(); ++i) {
+        INFO("op " << i << ": " << a.ops[i].finish.count() << " ps against " << b.ops[i].finish.count());
+        REQUIRE(std::abs(static_cast<double>((a.ops[i].finish - b.ops[i].finish).count())) <= tolerance);
+      }
+    }
+  }
+}

@@ -49,13 +49,16 @@ inline sched::Schedule random_schedule(std::mt19937_64& rng, std::uint32_t ranks
 /// two spine switches (so routes have 1 to 6 hops), every link with its own random bandwidth (1 to
 /// 64 GB/s) and latency (0 to 3 us). Heterogeneous rates matter: a bug that gives a flow a
 /// bandwidth from another route shows only where routes have different bottlenecks.
-inline topo::Topology random_cluster(std::mt19937_64& rng, std::uint32_t hosts, std::uint32_t per_host) {
+/// Returned as a topology file's text (for tests that run the CLI on it); random_cluster loads it.
+inline std::string random_cluster_json(std::mt19937_64& rng, std::uint32_t hosts, std::uint32_t per_host) {
   std::string nodes, links;
   const auto link = [&](const std::string& a, const std::string& b, const char* type) {
+    // Drawn one by one: the order in which function arguments are evaluated is unspecified.
     const bool half = rng() % 6 == 0;
+    const auto gbps = 1 + rng() % 64;
+    const auto ns = (rng() % 4) * 750;
     links += fmt::format(R"({}{{"from":"{}","to":"{}","type":"{}","bandwidth":"{}GB/s","latency":"{}ns"{}}})",
-                         links.empty() ? "" : ",", a, b, type, 1 + rng() % 64, (rng() % 4) * 750,
-                         half ? R"(,"duplex":"half")" : "");
+                         links.empty() ? "" : ",", a, b, type, gbps, ns, half ? R"(,"duplex":"half")" : "");
   };
   const std::uint32_t spines = hosts > 2 && rng() % 2 ? 2 : 1;
   for (std::uint32_t s = 0; s < spines; ++s) nodes += fmt::format(R"({{"id":"spine{}","type":"switch"}},)", s);
@@ -71,8 +74,12 @@ inline topo::Topology random_cluster(std::mt19937_64& rng, std::uint32_t hosts, 
     }
   }
   nodes.pop_back();
-  const std::string text = fmt::format(R"({{"nodes":[{}],"links":[{}]}})", nodes, links);
-  return topo::parse_topology_json(text, "random.json", "random");
+  return fmt::format(R"({{"nodes":[{}],"links":[{}]}})", nodes, links);
+}
+
+/// random_cluster_json's cluster, loaded.
+inline topo::Topology random_cluster(std::mt19937_64& rng, std::uint32_t hosts, std::uint32_t per_host) {
+  return topo::parse_topology_json(random_cluster_json(rng, hosts, per_host), "random.json", "random");
 }
 
 }  // namespace collsim::testing

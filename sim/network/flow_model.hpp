@@ -182,7 +182,7 @@ class FlowModel final : public NetworkModel {
     std::uint64_t token;
   };
   std::vector<Logged> log_;
-  // Scratch for resolve(), kept to avoid allocating per event: stamps mark what the current
+  // Scratch for solve(), kept to avoid allocating per event: stamps mark what the current
   // component already holds.
   std::vector<std::uint32_t> seen_resource_;
   std::vector<std::uint32_t> seen_group_;  // by group

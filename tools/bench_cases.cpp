@@ -84,6 +84,23 @@ Work run_allreduce(std::string_view algorithm, topo::Fabric fabric, std::uint32_
               run.result.makespan};
 }
 
+Work run_direct_channels(std::uint32_t ranks, std::uint32_t channels) {
+  // `collsim simulate --gpus N --fabric switch --algorithm direct --size 1M --channels C` (25 GB/s
+  // and 1 us per link, the generator's defaults): issue 14's slow contended solve, where all
+  // N(N-1)·C transfers start at one picosecond.
+  const auto registry = algo::builtin_registry();
+  const algo::AlgorithmInfo& info = registry.find(sched::Collective::AllReduce, "direct");
+  const topo::Topology topology = topo::generate_fabric(topo::Fabric::Switch, ranks, Bandwidth{25'000'000'000ULL * 8}, Time{1'000'000});
+  AlgorithmOptions flags;
+  flags.algorithm = "direct";
+  FidelityOptions fidelity;
+  fidelity.channels = std::to_string(channels);
+  const Plan plan = build_plan(info, topology, ranks, flags, Bytes{1} << 20, 4, fidelity, Ops::OnDemand);
+  const Simulated run = simulate_plan(plan, topology, "flow");
+  return Work{run.result.events, plan.stream ? plan.stream->op_count() : plan.schedule.ops.size(),
+              run.result.makespan};
+}
+
 Work run_sweep(const std::vector<std::string>& args) {
   std::ostringstream out, err;
   const int code = cli::run(args, out, err);
@@ -108,6 +125,9 @@ std::vector<Case> suite(const SuiteOptions& o) {
       for (const std::uint32_t n : o.ranks)
         cases.push_back({fmt::format("allreduce/{}/{}/{}", algorithm, topo::fabric_name(fabric), n), n, false,
                          [=] { return run_allreduce(algorithm, fabric, n, o.size, o.bandwidth, o.latency); }});
+  // Issue 14: direct all-reduce of 1 MiB on 24 channels through one switch; 58 GPUs took over a
+  // minute when every start re-solved the whole component (bench/PROFILE.md 3.10).
+  cases.push_back({"allreduce/direct/switch-24ch/58", 58, false, [] { return run_direct_channels(58, 24); }});
   // Issue 7's sweep: 7 rank counts x every all-reduce algorithm x 31 sizes (8 B .. 8 GiB) > 1,000 points.
   cases.push_back({"sweep/dgx-a100", 0, true, [] {
                      return run_sweep({"sweep", "dgx-a100", "--ranks", "2,3,4,5,6,7,8", "--algorithms", "all",

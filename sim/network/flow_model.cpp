@@ -23,7 +23,9 @@ FlowModel::FlowModel(const topo::Topology& topology)
       users_(topology.links().size(), 0),
       busy_since_(topology.links().size(), Time{0}),
       busy_(topology.links().size(), Time{0}),
+      changed_resource_(topology.resource_count(), 0),
       seen_resource_(topology.resource_count(), 0),
+      resized_resource_(topology.resource_count(), 0),
       solver_index_(topology.resource_count(), 0) {}
 
 std::uint32_t FlowModel::connection_of(const topo::Route& route, std::uint16_t channel) {
@@ -68,38 +70,20 @@ void FlowModel::start(Time now, TransferId id, const topo::Route& route, Bytes b
     return;
   }
   connection.busy = true;
-  const Slot slot = begin(now, id, route, c, bytes);
-  const std::uint32_t group = flows_[slot].group;
-  if (!always_solve_ && groups_[group].flows.size() == 1 &&
-      std::all_of(route.resources.begin(), route.resources.end(), [&](std::uint32_t r) { return on_resource_[r].size() == 1; })) {
-    // Alone on its resources (their only class, a class of one): what resolve() would find,
-    // without the walk. The class was empty, so begin() brought it to `now`.
-    ++epoch_;
-    take_rate(group, alone_rate(group));
-    flush_if_eager();
-    return;
-  }
-  resolve(now, route.resources);
-}
-
-double FlowModel::alone_rate(std::uint32_t group) const {
-  // Progressive filling fixes a class of one flow alone on its resources at the smallest capacity
-  // of its own route in one round (min over r of C_r / 1), which is the route's bottleneck: the
-  // same double, without the solver. Only the class's route counts: a component found from another
-  // route's resources (a flow that just ended) holds capacities this class never crosses, and
-  // their minimum (a 25 GB/s network link) once slowed transfers inside a host to it (issue 14).
-  return static_cast<double>(groups_[group].route->bottleneck.bits_per_s);
+  begin(now, id, route, c, bytes);
 }
 
 void FlowModel::log_wake(Time at, std::uint64_t token) {
   // With nothing deferred, queuing it now is its place in the order (contention-free runs: every
-  // arrival).
-  if (!deferred_) {
+  // arrival); the plain order of work (set_eager) logs it anyway. One due at once (a route without
+  // latency) is always queued at once: the engine flushes, and so solves, when nothing is left at
+  // `now`, so whether it waits in the log must not decide how the picosecond's changes are solved.
+  if ((!deferred_ && !eager_) || at == period_now_) {
     queue_->wake_at(at, token);
     return;
   }
   log_.push_back(Logged{epoch_, at, token});
-  flush_if_eager();
+  deferred_ = true;
 }
 
 void FlowModel::mark_dirty(std::uint32_t group) {
@@ -107,7 +91,19 @@ void FlowModel::mark_dirty(std::uint32_t group) {
   if (g.dirty) return;
   g.dirty = true;
   dirty_.push_back(group);
+}
+
+void FlowModel::touch(std::uint32_t group) {
+  Group& g = groups_[group];
   deferred_ = true;
+  if (g.touched) return;
+  g.touched = true;
+  touched_.push_back(group);
+  for (auto r : g.route->resources)
+    if (!changed_resource_[r]) {
+      changed_resource_[r] = 1;
+      changed_.push_back(r);
+    }
 }
 
 FlowModel::Slot FlowModel::begin(Time now, TransferId id, const topo::Route& route, std::uint32_t connection,
@@ -129,8 +125,9 @@ FlowModel::Slot FlowModel::begin(Time now, TransferId id, const topo::Route& rou
   f.group = connections_[connection].group;
   f.bytes = bytes;
   f.started = now;
-  f.joined = epoch_ + 1;  // every begin() is followed by one solve (resolve or the shortcut)
+  f.joined = ++epoch_;
   mark_dirty(f.group);
+  touch(f.group);
   if (observer_) observer_->transmit_begin(now, id);
   for (topo::LinkId l : route.links)
     if (users_[l]++ == 0) busy_since_[l] = now;
@@ -173,35 +170,40 @@ void FlowModel::end(Time now, Slot slot) {
   free_ = slot;
 }
 
-void FlowModel::collect(Time now, const std::vector<std::uint32_t>& start_resources) {
+void FlowModel::collect(Time now) {
+  // One breadth-first walk per component, from each changed resource not reached yet: the
+  // components are solved apart (max-min splits into connected components, and a component's
+  // doubles come from its own values only), so a flush of many independent changes costs the sum
+  // of their components' rounds, not the rounds of all of them at once.
   ++stamp_;
   component_resources_.clear();
   component_.clear();
-  for (auto r : start_resources)
-    if (seen_resource_[r] != stamp_) {
-      seen_resource_[r] = stamp_;
-      component_resources_.push_back(r);
+  component_ends_.clear();
+  for (const std::uint32_t seed : changed_) {
+    if (seen_resource_[seed] == stamp_) continue;
+    seen_resource_[seed] = stamp_;
+    const std::size_t first_resource = component_resources_.size();
+    component_resources_.push_back(seed);
+    for (std::size_t i = first_resource; i < component_resources_.size(); ++i) {
+      for (std::uint32_t g : on_resource_[component_resources_[i]]) {
+        if (seen_group_[g] == stamp_) continue;
+        seen_group_[g] = stamp_;
+        component_.push_back(g);
+        for (auto r : groups_[g].route->resources)
+          if (seen_resource_[r] != stamp_) {
+            seen_resource_[r] = stamp_;
+            component_resources_.push_back(r);
+          }
+      }
     }
-  for (std::size_t i = 0; i < component_resources_.size(); ++i) {
-    for (std::uint32_t g : on_resource_[component_resources_[i]]) {
-      if (seen_group_[g] == stamp_) continue;
-      seen_group_[g] = stamp_;
-      component_.push_back(g);
-      for (auto r : groups_[g].route->resources)
-        if (seen_resource_[r] != stamp_) {
-          seen_resource_[r] = stamp_;
-          component_resources_.push_back(r);
-        }
-    }
+    component_ends_.push_back(Span{static_cast<std::uint32_t>(component_resources_.size()), static_cast<std::uint32_t>(component_.size())});
   }
   // Every slowed flow of the component sends at its class's rate since the class's last update:
-  // what it has left now is bits_left - rate * dt, the same expression, rounded at the same events,
-  // as when each flow was brought up to date on its own (a flow not yet slowed holds an unused
-  // value, overwritten when it is first slowed). Rounding at every change, even one that keeps the
-  // rate, is part of the model's arithmetic: doing it less often moves contended times by up to
-  // 0.5 % (ends one picosecond apart reorder ties; bench/PROFILE.md 3.7).
-  // (At the time of the last update there is nothing to do: bits_left is never negative, so
-  // max(0, bits - 0) == bits; a burst of starts at one time re-solves many times.)
+  // what it has left now is bits_left - rate * dt, the same expression, rounded at the same
+  // flushes, as when each flow was brought up to date on its own (a flow not yet slowed holds an
+  // unused value, overwritten when it is first slowed). Rounding at every flush that reaches a
+  // class, even one that keeps its rate, is part of the model's arithmetic: doing it less often
+  // moves contended times by up to 0.5 % (ends one picosecond apart reorder ties; PROFILE 3.7).
   for (std::uint32_t gi : component_) {
     Group& g = groups_[gi];
     if (g.updated == now) continue;
@@ -211,106 +213,141 @@ void FlowModel::collect(Time now, const std::vector<std::uint32_t>& start_resour
   }
 }
 
-void FlowModel::resolve(Time now, const std::vector<std::uint32_t>& start_resources) {
-  ++epoch_;
-  // The classes connected to the change through shared resources; only their rates can move.
-  collect(now, start_resources);
-  if (component_.empty()) return;
-  if (component_.size() == 1 && groups_[component_[0]].flows.size() == 1 && !always_solve_) {
-    take_rate(component_[0], alone_rate(component_[0]));
-    flush_if_eager();
-    return;
+void FlowModel::solve(Time now) {
+  // The classes connected to a change through shared resources; only their rates can move.
+  collect(now);
+  // A component whose classes all have the sizes of the last flush that solved them, and from
+  // which no class left, has the rates that flush gave (the solver is a function of the sizes):
+  // a transfer that ends while its connection's next one starts changes nothing. Its classes are
+  // still brought to `now` above, as the plain model does.
+  ++stamp_;
+  for (const std::uint32_t gi : touched_) {
+    Group& g = groups_[gi];
+    if (g.flows.size() == g.solved_size) continue;
+    for (auto r : g.route->resources) resized_resource_[r] = stamp_;
   }
-  // The solver's result does not depend on the order of its classes (every flow fixed in a round
-  // subtracts the same share), so the component is solved in the order it was found.
-  solver_.clear();
-  for (auto r : component_resources_) {
-    // Any directed link of the resource carries its bandwidth (both directions of a half-duplex link agree).
-    solver_index_[r] = solver_.add_resource(static_cast<double>(topology_.link(r).bandwidth.bits_per_s));
+  std::uint32_t first_resource = 0, first_class = 0;
+  for (const Span end : component_ends_) {
+    const std::span<const std::uint32_t> resources(component_resources_.data() + first_resource, end.resources - first_resource);
+    const std::span<const std::uint32_t> classes(component_.data() + first_class, end.classes - first_class);
+    first_resource = end.resources;
+    first_class = end.classes;
+    if (classes.empty()) continue;
+    if (!always_solve_) {
+      if (std::none_of(resources.begin(), resources.end(), [&](std::uint32_t r) { return resized_resource_[r] == stamp_; }))
+        continue;
+      if (classes.size() == 1 && groups_[classes[0]].flows.size() == 1) {
+        take_rate(classes[0], alone_rate(classes[0]));
+        continue;
+      }
+    }
+    // The solver's result does not depend on the order of its classes (every flow fixed in a
+    // round subtracts the same share), so the component is solved in the order it was found.
+    solver_.clear();
+    for (auto r : resources) {
+      // Any directed link of the resource carries its bandwidth (both directions of a half-duplex link agree).
+      solver_index_[r] = solver_.add_resource(static_cast<double>(topology_.link(r).bandwidth.bits_per_s));
+    }
+    for (std::uint32_t g : classes) {
+      flow_resources_.clear();
+      for (auto r : groups_[g].route->resources) flow_resources_.push_back(solver_index_[r]);
+      solver_.add_flow_over(flow_resources_, static_cast<std::uint32_t>(groups_[g].flows.size()));
+    }
+    solver_.solve_into(rates_);
+    for (std::size_t i = 0; i < classes.size(); ++i) take_rate(classes[i], rates_[i]);
   }
-  for (std::uint32_t g : component_) {
-    flow_resources_.clear();
-    for (auto r : groups_[g].route->resources) flow_resources_.push_back(solver_index_[r]);
-    solver_.add_flow_over(flow_resources_, static_cast<std::uint32_t>(groups_[g].flows.size()));
+  for (const std::uint32_t gi : touched_) {
+    Group& g = groups_[gi];
+    g.touched = false;
+    g.solved_size = static_cast<std::uint32_t>(g.flows.size());
   }
-  solver_.solve_into(rates_);
-  for (std::size_t i = 0; i < component_.size(); ++i) take_rate(component_[i], rates_[i]);
-  flush_if_eager();
+  touched_.clear();
+  for (const std::uint32_t r : changed_) changed_resource_[r] = 0;
+  changed_.clear();
+}
+
+double FlowModel::alone_rate(std::uint32_t group) const {
+  // Progressive filling fixes a class of one flow alone on its resources at the smallest capacity
+  // of its own route in one round (min over r of C_r / 1), which is the route's bottleneck: the
+  // same double, without the solver. Only the class's route counts: a component found from another
+  // route's resources (a flow that just ended) holds capacities this class never crosses, and
+  // their minimum (a 25 GB/s network link) once slowed transfers inside a host to it (issue 14).
+  return static_cast<double>(groups_[group].route->bottleneck.bits_per_s);
 }
 
 void FlowModel::take_rate(std::uint32_t group, double rate) {
-  // What the per-flow model did here, for each flow of the class: a new rate re-projected every
-  // flow that is (or now becomes) slower than its bottleneck; a flow never projected (new) was
-  // projected whatever the rate. projected_at() replays that from these two numbers.
+  // A new rate re-projects every flow of the class that is (or now becomes) slower than its
+  // bottleneck; new flows are projected whatever the rate (their class is dirty already).
   Group& g = groups_[group];
-  if (g.rate != rate) {
-    g.rate = rate;
-    g.changed_at = epoch_;
-    mark_dirty(group);
-  }
-  if (rate < static_cast<double>(g.route->bottleneck.bits_per_s)) g.slow_at = epoch_;
-}
-
-std::uint64_t FlowModel::projected_at(Slot slot, bool& slowed) const {
-  // The per-flow model projected a flow when it joined (its first solve) and at every later rate
-  // change of its class once the flow was slowed (a flow at full speed keeps its exact end). The
-  // class's rate is below the bottleneck at a solve of the span only if some solve of the span
-  // that projected the flow left it there (an exact flow's class is never below its bottleneck
-  // at a flush, and the rate moves only at changes), so the flow was slowed in the span iff
-  // slow_at is at or after the later of its join and the span's start.
-  const Flow& f = flows_[slot];
-  const Group& g = groups_[f.group];
-  const bool joined = f.joined >= period_start_;
-  slowed = f.exact && g.slow_at >= std::max(f.joined, period_start_);
-  if (joined) return slowed ? std::max(f.joined, g.changed_at) : f.joined;
-  if ((!f.exact || slowed) && g.changed_at >= period_start_) return g.changed_at;
-  return 0;
+  if (g.rate == rate) return;
+  g.rate = rate;
+  g.changed_at = epoch_;
+  mark_dirty(group);
 }
 
 void FlowModel::flush(WakeQueue& queue) {
   const Time now = period_now_;
+  // The one solve of this flush, numbered after every change and arrival since the last one.
+  ++epoch_;
+  if (!changed_.empty()) solve(now);
   wakes_.clear();
   for (const std::uint32_t gi : dirty_) {
     Group& g = groups_[gi];
     g.dirty = false;
+    const double full = static_cast<double>(g.route->bottleneck.bits_per_s);
+    const bool below = g.rate < full;
+    const bool changed = g.changed_at == epoch_;
     for (std::size_t i = 0; i < g.flows.size(); ++i) {
       const Slot slot = g.flows[i];
-      bool slowed = false;
-      const std::uint64_t epoch = projected_at(slot, slowed);
-      if (epoch == 0) continue;
       Flow& f = flows_[slot];
-      Time at;
-      if (slowed) {
+      // A flow that joined since the last flush is projected at its rate; an older one only if
+      // its class's rate moved and it is (or becomes) slower than its bottleneck (at full speed it
+      // keeps its exact end).
+      const bool fresh = f.joined >= period_start_;
+      if (!fresh && !(changed && (!f.exact || below))) continue;
+      if (f.exact && below) {
         // First slowdown: what it sent so far went at full rate; floating point from here on.
-        const double full = static_cast<double>(f.route->bottleneck.bits_per_s);
         f.exact = false;
         g.bits_left[i] = std::max(0.0, static_cast<double>(f.bytes) * 8.0 - full * static_cast<double>((now - f.started).count()) * 1e-12);
       }
+      Time at;
+      std::uint64_t key = epoch_;
       if (f.exact) {
+        // Its end is known from its start (start + transfer time), so it is ordered as if queued
+        // when it joined, among the arrivals logged around it: a contention-free run queues every
+        // wake-up in the order its events happened.
         at = checked_add(f.started, transfer_time(f.bytes, f.route->bottleneck));
+        key = f.joined;
       } else {
         // bits_left was brought to `now` by collect() (or just set): the rate is the class's last.
         const double ps = std::ceil(g.bits_left[i] / g.rate * 1e12);
         at = ps >= 9.2e18 ? Time::max() : checked_add(now, Time{static_cast<std::int64_t>(ps)});
       }
       ++f.version;
-      wakes_.push_back(Wake{epoch, at, f.id, slot, f.version & kVersionMask});
+      wakes_.push_back(Wake{key, at, f.id, slot, f.version & kVersionMask});
     }
   }
   dirty_.clear();
-  // The per-flow model scheduled each solve's new ends by (time, transfer id) right after the
-  // solve, and the arrivals as they came: the same order, as one merge of the two.
-  sort_wakes();
+  // Ends by (key, time, transfer id), merged with the logged arrivals by key: an arrival goes
+  // before every end keyed after it was logged.
+  if (eager_) {
+    std::sort(wakes_.begin(), wakes_.end(), [](const Wake& a, const Wake& b) {
+      if (a.epoch != b.epoch) return a.epoch < b.epoch;
+      return a.at != b.at ? a.at < b.at : a.id < b.id;
+    });
+  } else {
+    sort_wakes();
+  }
   std::size_t next_log = 0;
   for (std::size_t i = 0; i < wakes_.size();) {
     for (; next_log < log_.size() && log_[next_log].after < wakes_[i].epoch; ++next_log)
       queue.wake_at(log_[next_log].at, log_[next_log].token);
-    // Ends of one solve due at one time: one wake-up that ends them in that order, each still
+    // Ends of one key due at one time: one wake-up that ends them in that order, each still
     // checked for being current when its turn comes (an earlier one may have moved it), gives the
     // same times as one wake-up each (nothing ran between them), and the queue holds one entry,
-    // not one per flow.
+    // not one per flow. The plain order of work (set_eager) queues one wake-up each.
     std::size_t j = i + 1;
-    while (j < wakes_.size() && wakes_[j].epoch == wakes_[i].epoch && wakes_[j].at == wakes_[i].at) ++j;
+    while (!eager_ && j < wakes_.size() && wakes_[j].epoch == wakes_[i].epoch && wakes_[j].at == wakes_[i].at) ++j;
     if (j == i + 1) {
       queue.wake_at(wakes_[i].at, end_token(wakes_[i].slot, wakes_[i].version));
     } else {
@@ -390,41 +427,39 @@ void FlowModel::end_if_current(Time now, Slot slot, std::uint32_t version) {
   if (slot >= flows_.size()) return;
   Flow& f = flows_[slot];
   if (f.route == nullptr || version != (f.version & kVersionMask)) return;  // superseded
-  bool slowed = false;
-  if (projected_at(slot, slowed) != 0) return;  // superseded by a solve not flushed yet
+  // A current projection stands even when changes at `now` wait for the flush: they move rates
+  // from `now` on, and the flow's bits ran out at the rates before.
   const topo::Route& route = *f.route;
   const TransferId id = f.id;
+  const std::uint32_t group = f.group;
   Connection& connection = connections_[f.connection];
   const std::uint32_t c = f.connection;
   end(now, slot);
   log_wake(checked_add(now, route.latency), arrive_token(id));
-  // The connection starts its next transfer, if any.
   if (connection.head == kNone) {
     connection.busy = false;
-    // It was alone on its resources: nothing is left to speed up (resolve would find no class).
-    if (!always_solve_ && std::all_of(route.resources.begin(), route.resources.end(),
-                                      [&](std::uint32_t r) { return on_resource_[r].empty(); }))
-      return;
-  } else {
-    const std::uint32_t p = connection.head;
-    const Pending next = pending_[p];
-    connection.head = next.next;
-    if (connection.head == kNone) connection.tail = kNone;
-    pending_[p].next = pending_free_;
-    pending_free_ = p;
-    const Slot slot_next = begin(now, next.id, route, c, next.bytes);
-    if (!always_solve_) {
-      // One flow of the class left and one joined: every class has the size it had at the last
-      // solve, so every rate is what that solve gave (the solver is a function of the sizes).
-      // The new flow alone is projected, at the class's rate, as by a solve of its own.
-      collect(now, route.resources);
-      ++epoch_;
-      take_rate(flows_[slot_next].group, groups_[flows_[slot_next].group].rate);
-      flush_if_eager();
+    // It was alone on its resources: nothing is left to speed up (the flush would find no
+    // class), and its class is empty, which is what a solve of it would record. Alone means
+    // since the last flush too: a class that left them earlier at `now` shared the last solve
+    // with it, and a class joining them later must be solved without it.
+    if (!always_solve_ && std::all_of(route.resources.begin(), route.resources.end(), [&](std::uint32_t r) {
+          return on_resource_[r].empty() && !changed_resource_[r];
+        })) {
+      groups_[group].solved_size = 0;
       return;
     }
+    touch(group);
+    return;
   }
-  resolve(now, route.resources);
+  // The connection starts its next transfer.
+  const std::uint32_t p = connection.head;
+  const Pending next = pending_[p];
+  connection.head = next.next;
+  if (connection.head == kNone) connection.tail = kNone;
+  pending_[p].next = pending_free_;
+  pending_free_ = p;
+  touch(group);
+  begin(now, next.id, route, c, next.bytes);
 }
 
 }  // namespace collsim::net

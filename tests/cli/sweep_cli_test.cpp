@@ -3,6 +3,7 @@
 // one-line errors. (Killing a real sweep process is in tests/tools/sweep_process_test.cpp.)
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <fstream>
 
 #include <map>
@@ -281,14 +282,17 @@ TEST_CASE("sweep --params runs every row with the parameter file, as simulate --
   check_bad_input({"sweep", "l40s-pcie", "--sizes", "1M", "--params", (dir / "none.json").string()}, "none.json");
 }
 
-TEST_CASE("contended dgx-a100 points keep the per-flow model's times to the picosecond", "[cli][sweep][flow]") {
+TEST_CASE("contended dgx-a100 points stay near the per-change model's times", "[cli][sweep][flow]") {
   // The issue 7 sweep's contended points: 24 channels between every pair of GPUs of one NVSwitch.
-  // Expected: the times the flow model gave before it solved per route class, batched ends due
-  // together into one wake-up and merged its rescheduled ends (one max-min flow per transfer,
-  // main at 8d35d43; bench/PROFILE.md 3.7 compares all 1,519 points of the sweep). These points
-  // move by 0.1 to 0.5 % when ends due at one picosecond are delivered in another order, so they
-  // check that order too: direct 1 KiB starts 1,344 flows at once; double-tree, ring and
-  // halving-doubling pipeline slices through shared NVSwitch ports.
+  // Reference: the times the flow model gave when it solved the rates at every start and end (one
+  // max-min flow per transfer, main at 8d35d43; bench/PROFILE.md 3.7 compares all 1,519 points of
+  // the sweep). Since issue 14 the rates are solved once per instant (flow_model.hpp, PROFILE
+  // 3.10), which removes the re-solves inside a picosecond; these points are the most sensitive
+  // of the sweep to that and to the order of ends due at one picosecond (0.1 to 0.5 %: direct 1 KiB
+  // starts 1,344 flows at once; double-tree, ring and halving-doubling pipeline slices through
+  // shared NVSwitch ports), so they must stay within 0.5 % of the per-change times; the exact
+  // times are checked op for op against the plain model by tests/unit/flow_reference_test.cpp
+  // ("24-channel all-reduce on NVSwitch boxes").
   using collsim::testing::simulate_json;
   const std::vector<std::pair<std::vector<std::string>, std::int64_t>> points{
       {{"dgx-a100", "--ranks", "8", "--algorithm", "direct", "--size", "1K"}, 9'022'486},
@@ -298,6 +302,7 @@ TEST_CASE("contended dgx-a100 points keep the per-flow model's times to the pico
   };
   for (const auto& [args, time_ps] : points) {
     INFO(fmt::format("{}", fmt::join(args, " ")));
-    CHECK(simulate_json(args)["time_ps"].get<std::int64_t>() == time_ps);
+    const auto t = simulate_json(args)["time_ps"].get<std::int64_t>();
+    CHECK(std::abs(static_cast<double>(t - time_ps)) <= 0.005 * static_cast<double>(time_ps));
   }
 }

@@ -1,6 +1,7 @@
-// The flow model's lazy projection of ends (flow_model.hpp, bench/PROFILE.md section 3.9) against
-// the same model projecting every solve's ends at once (set_eager: the per-flow model's order of
-// work, which every earlier test and the sweep's pinned times were computed with).
+// The flow model's queue shortcuts (flow_model.hpp, bench/PROFILE.md sections 3.9 and 3.10: ends
+// due together share one wake-up, new ends merged run by run, arrivals queued at once when nothing
+// waits for the flush) against the same model in its plain order of work (set_eager: one wake-up
+// per end, a plain sort, every arrival through the log).
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -82,7 +83,7 @@ TEST_CASE("flow model: ends projected lazily give the eager model's times, op fo
       for (std::size_t l = 0; l < a.links.size(); ++l) CHECK(a.links[l].busy == b.links[l].busy);
     }
   }
-  // The cases do contend: the deferral dropped wake-ups that eager projection scheduled and
-  // superseded (if nothing were ever superseded the comparison would prove nothing).
+  // The cases do contend: ends due together shared wake-ups (if none ever did, the comparison
+  // would prove nothing about the lists).
   CHECK(lazy_events < eager_events);
 }

@@ -18,11 +18,15 @@
 #include <map>
 #include <random>
 
+#include "algorithms/channels.hpp"
+#include "algorithms/registry.hpp"
 #include "sim/engine.hpp"
+#include "sim/schedule/builder.hpp"
 #include "sim/network/flow_model.hpp"
 #include "sim/network/maxmin.hpp"
 #include "tests/unit/random_network.hpp"
 #include "topologies/generate.hpp"
+#include "topologies/load_json.hpp"
 
 using namespace collsim;
 
@@ -136,6 +140,56 @@ class ReferenceFlowModel final : public net::NetworkModel {
   Time last_{0};
 };
 
+// The fast model and the plain one (shortcuts off, one wake-up per end) must give every op the
+// same ready and finish time, the same makespan and every link the same busy time.
+void require_same_as_plain(const sched::Schedule& schedule, const topo::Topology& topology, std::uint32_t ranks) {
+  const std::vector<topo::NodeId> gpus(topology.gpus().begin(), topology.gpus().begin() + ranks);
+  net::FlowModel fast(topology), plain(topology);
+  plain.set_always_solve(true);
+  plain.set_eager(true);
+  const auto a = sim::run(schedule, topology, gpus, fast);
+  const auto b = sim::run(schedule, topology, gpus, plain);
+  REQUIRE(a.ops.size() == b.ops.size());
+  REQUIRE(a.makespan == b.makespan);
+  for (std::size_t i = 0; i < a.ops.size(); ++i) {
+    INFO("op " << i);
+    REQUIRE(a.ops[i].ready == b.ops[i].ready);
+    REQUIRE(a.ops[i].finish == b.ops[i].finish);
+  }
+  for (std::size_t l = 0; l < a.links.size(); ++l) REQUIRE(a.links[l].busy == b.links[l].busy);
+  CHECK(a.events <= b.events);
+}
+
+// A burst: every ordered pair of `ranks` ranks sends one chunk on each of `channels` channels at
+// once (all roots, so all start at one picosecond), then `extra` random sends that depend on what
+// arrived. Chunks of random sizes (1 to 40 kB) keep most ends apart, so the independent model can
+// be compared too; with `even` every chunk has one size and all ends of the burst tie.
+sched::Schedule burst_schedule(std::mt19937_64& rng, std::uint32_t ranks, std::uint16_t channels, std::uint32_t extra, bool even) {
+  const std::uint32_t chunks = ranks * channels;
+  std::vector<sched::Chunk> cut;
+  Bytes total = 0;
+  for (std::uint32_t c = 0; c < chunks; ++c) {
+    const Bytes size = even ? 8'000 : 1'000 + rng() % 39'000;
+    cut.push_back(sched::Chunk{total, size});
+    total += size;
+  }
+  sched::ScheduleBuilder b(sched::Collective::AllGather, ranks, total, cut);
+  for (std::uint32_t src = 0; src < ranks; ++src)
+    for (std::uint32_t dst = 0; dst < ranks; ++dst)
+      for (std::uint16_t ch = 0; ch < channels && src != dst; ++ch) {
+        const auto chunk = static_cast<sched::ChunkId>(src * channels + ch);
+        b.send(src, chunk, dst, chunk, sched::Combine::Copy, 1, ch);
+      }
+  for (std::uint32_t i = 0; i < extra; ++i) {
+    const auto src = static_cast<sched::Rank>(rng() % ranks);
+    const auto dst = static_cast<sched::Rank>((src + 1 + rng() % (ranks - 1)) % ranks);
+    const auto chunk = static_cast<sched::ChunkId>(rng() % chunks);
+    b.send(src, chunk, dst, chunk, rng() % 2 ? sched::Combine::Copy : sched::Combine::Reduce, 2,
+           static_cast<std::uint16_t>(chunk % channels));
+  }
+  return std::move(b).build("burst");
+}
+
 struct Case {
   std::string name;
   topo::Topology topology;
@@ -213,5 +267,74 @@ TEST_CASE("flow model: random clusters agree with an independent per-flow max-mi
         REQUIRE(std::abs(static_cast<double>((a.ops[i].finish - b.ops[i].finish).count())) <= tolerance);
       }
     }
+  }
+}
+
+TEST_CASE("flow model: bursts of simultaneous starts on many channels, fast paths against both oracles", "[engine][flow]") {
+  // Issue 14's slow case in small: every pair of GPUs starts transfers on up to 24 channels at one
+  // picosecond, which the model solves once, at the flush, where it used to solve once per start.
+  // Oracle 1 (the plain model) op for op, with uneven and with even chunks (every end of the burst
+  // due at one picosecond); oracle 2 (per-flow max-min over the whole network, solved at every
+  // start and end) within its tolerance, on uneven chunks.
+  std::mt19937_64 rng(20261202);
+  const Bandwidth bw{200'000'000'000};
+  const Time lat{1'000'000};
+  struct Fabric {
+    std::string name;
+    topo::Topology topology;
+  };
+  std::vector<Fabric> fabrics;
+  fabrics.push_back({"switch", topo::generate_fabric(topo::Fabric::Switch, 6, bw, lat)});
+  fabrics.push_back({"dgx-a100", topo::load_topology("dgx-a100")});
+  fabrics.push_back({"2 hosts x 3", topo::generate_multi_node({6, 2, bw, lat, Bandwidth{25'000'000'000}, lat})});
+  for (int i = 0; i < 3; ++i) fabrics.push_back({fmt::format("random cluster {}", i), testing::random_cluster(rng, 1 + i % 2, 3)});
+  for (const auto& f : fabrics) {
+    const auto ranks = std::min<std::uint32_t>(6, static_cast<std::uint32_t>(f.topology.gpus().size()));
+    for (const std::uint16_t channels : {std::uint16_t{2}, std::uint16_t{7}, std::uint16_t{24}}) {
+      for (const bool even : {false, true}) {
+        INFO(f.name << ", " << channels << " channels, " << (even ? "even" : "uneven") << " chunks");
+        const auto schedule = burst_schedule(rng, ranks, channels, 40, even);
+        require_same_as_plain(schedule, f.topology, ranks);
+        if (even) continue;
+        const std::vector<topo::NodeId> gpus(f.topology.gpus().begin(), f.topology.gpus().begin() + ranks);
+        net::FlowModel fast(f.topology);
+        ReferenceFlowModel reference(f.topology);
+        const auto a = sim::run(schedule, f.topology, gpus, fast);
+        const auto b = sim::run(schedule, f.topology, gpus, reference);
+        REQUIRE(a.ops.size() == b.ops.size());
+        const double tolerance = 1000.0 + 1e-6 * static_cast<double>(b.makespan.count());
+        for (std::size_t i = 0; i < a.ops.size(); ++i) {
+          INFO("op " << i << ": " << a.ops[i].finish.count() << " ps against " << b.ops[i].finish.count());
+          REQUIRE(std::abs(static_cast<double>((a.ops[i].finish - b.ops[i].finish).count())) <= tolerance);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("flow model: 24-channel all-reduce on NVSwitch boxes, fast paths against the plain model", "[engine][flow]") {
+  // The schedules of the contended points (tests/cli/sweep_cli_test.cpp, issue 14's direct case):
+  // every algorithm that pipelines slices or starts all pairs at once through shared NVSwitch
+  // ports, on 24 channels, op for op against the plain model.
+  const auto registry = algo::builtin_registry();
+  const topo::Topology a100 = topo::load_topology("dgx-a100");
+  const topo::Topology box = topo::generate_fabric(topo::Fabric::Switch, 12, Bandwidth{25'000'000'000}, Time{1'000'000});
+  struct Point {
+    const topo::Topology* topology;
+    std::uint32_t ranks;
+    const char* algorithm;
+    Bytes size;
+  };
+  const std::vector<Point> points{
+      {&a100, 8, "direct", 1 << 10},          {&a100, 8, "double-tree", 1 << 20}, {&a100, 7, "ring", 1 << 20},
+      {&a100, 6, "halving-doubling", 512 << 10}, {&a100, 8, "tree", 1 << 20},     {&box, 12, "direct", 1 << 20},
+  };
+  for (const auto& p : points) {
+    INFO(p.algorithm << " on " << p.ranks << " GPUs of " << p.topology->name());
+    algo::Request request;
+    request.nranks = p.ranks;
+    request.size = p.size;
+    const auto schedule = algo::build_with_channels(registry.find(sched::Collective::AllReduce, p.algorithm), request, 24);
+    require_same_as_plain(schedule, *p.topology, p.ranks);
   }
 }

@@ -53,7 +53,8 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
   }
   view.bands = reports::summarize_error_bands(errors);
   if (!o.plot.empty())
-    render_chart_atomically("--plot", reports::compare_chart_table(view), reports::compare_chart_spec(view), o.plot);
+    render_chart_atomically("--plot", o.log, reports::compare_chart_table(view), reports::compare_chart_spec(view),
+                            o.plot);
 
   run.topology.default_notice(err);
   if (o.format == "json") {

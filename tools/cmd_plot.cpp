@@ -34,7 +34,7 @@ int run_plot(const PlotOptions& o) {
     throw UsageError(fmt::format("plot: {}: {}", o.input, e.what()));
   }
   const reports::ChartSpec spec{o.x, o.y, o.by, o.facet, o.title};
-  render_chart_atomically("", table, spec, o.output);
+  render_chart_atomically("plot", o.input, table, spec, o.output);
   return kExitOk;
 }
 

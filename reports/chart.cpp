@@ -1,26 +1,21 @@
 #include "reports/chart.hpp"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <cstdio>
-#include <memory>
 #include <map>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "reports/csv.hpp"
-
-extern char** environ;
+#include "reports/gnuplot_run.hpp"
 
 namespace collsim::reports {
 namespace {
@@ -78,12 +73,14 @@ std::size_t column_index(const Table& t, std::string_view flag, std::string_view
   return static_cast<std::size_t>(it - t.columns.begin());
 }
 
-std::optional<double> number(std::string_view flag, const std::string& text, std::size_t record) {
+std::optional<double> number(std::string_view flag, std::string_view column, const std::string& text,
+                             std::size_t record) {
   if (text.empty()) return std::nullopt;  // e.g. busbw of a zero-time row: no point
   double v = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v))
-    throw ChartError(fmt::format("{}: record {} holds \"{}\", expected a number", flag, record, text));
+    throw ChartError(fmt::format("record {}, column {} ({}): found \"{}\", expected a finite number", record, column,
+                                 flag, text));
   return v;
 }
 
@@ -101,6 +98,34 @@ bool wants_log(const std::vector<double>& v, double span) {
   if (v.empty()) return false;
   const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
   return *lo > 0 && *hi / *lo >= span;
+}
+
+// The line of gnuplot's messages that says what went wrong: it echoes the failing command
+// ("gnuplot> ..."), marks the place with ^, then says what is wrong; so the last line that is
+// neither, without its indent ("" when there is none).
+std::string gnuplot_error_line(std::string_view messages) {
+  std::string found;
+  while (!messages.empty()) {
+    const auto end = messages.find('\n');
+    std::string_view l = messages.substr(0, end);
+    messages.remove_prefix(end == std::string_view::npos ? messages.size() : end + 1);
+    while (!l.empty() && (l.back() == '\r' || l.back() == ' ' || l.back() == '\t')) l.remove_suffix(1);
+    const auto first = l.find_first_not_of(" \t^");
+    if (first == std::string_view::npos || l.starts_with("gnuplot>")) continue;
+    found = l.substr(l.find_first_not_of(" \t"));
+  }
+  return found;
+}
+
+// True when `tail` (a chart's last bytes) is the end of a whole file of `format` (svg, png, pdf):
+// the closing </svg> tag, the PNG IEND chunk with its CRC (RFC 2083), the PDF %%EOF marker.
+bool chart_complete(std::string_view format, std::string_view tail) {
+  while (!tail.empty() && (format == "svg" || format == "pdf") && std::isspace(static_cast<unsigned char>(tail.back())))
+    tail.remove_suffix(1);
+  if (format == "svg") return tail.ends_with("</svg>");
+  if (format == "pdf") return tail.ends_with("%%EOF");
+  if (format == "png") return tail.ends_with(std::string_view("IEND\xae\x42\x60\x82", 8));
+  return true;  // no other format is drawn (chart_terminal)
 }
 
 }  // namespace
@@ -135,23 +160,26 @@ std::string chart_script(const Table& t, const ChartSpec& spec, const std::files
   const std::optional<std::size_t> bi = spec.by.empty() ? std::nullopt : std::optional(column_index(t, "--by", spec.by));
   const std::optional<std::size_t> fi =
       spec.facet.empty() ? std::nullopt : std::optional(column_index(t, "--facet", spec.facet));
-  if (t.rows.empty()) throw ChartError("the CSV has no rows; expected at least one to draw");
+  if (t.rows.empty()) throw ChartError("found a header but no records; expected at least one record to draw");
 
   std::vector<double> xs, ys;
   // points[facet][series] = (x, y), sorted by x so lines run left to right.
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<double, double>>> points;
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
-    const auto x = number("--x", t.rows[r][xi], r + 2);
-    const auto y = number("--y", t.rows[r][yi], r + 2);
+    const auto x = number("--x", spec.x, t.rows[r][xi], r + 2);
+    const auto y = number("--y", spec.y, t.rows[r][yi], r + 2);
     if (!x || !y) continue;
     xs.push_back(*x);
     ys.push_back(*y);
     points[{fi ? t.rows[r][*fi] : "", bi ? t.rows[r][*bi] : ""}].emplace_back(*x, *y);
   }
-  if (xs.empty()) throw ChartError(fmt::format("--y: column {} has no number to draw", spec.y));
+  if (xs.empty())
+    throw ChartError(fmt::format("--x/--y: no record has a number in both column {} and column {}; expected at least "
+                                 "one point to draw",
+                                 spec.x, spec.y));
   for (auto& [key, p] : points) std::stable_sort(p.begin(), p.end());
 
-  // No file name in the script: gnuplot draws to its standard output, which render_chart opens.
+  // No file name in the script: gnuplot draws to its standard output, a pipe that render_chart reads.
   std::string s = fmt::format("set terminal {}\nset output\n", chart_terminal(output));
   s += "set datafile separator whitespace\nset grid\nset key outside right top\nset pointsize 0.8\n";
   s += fmt::format("set xlabel {}\nset ylabel {}\n", gp_string(axis_label(spec.x)), gp_string(axis_label(spec.y)));
@@ -207,44 +235,26 @@ bool gnuplot_available() {
   return false;
 }
 
-void render_chart(const Table& table, const ChartSpec& spec, const std::filesystem::path& output, int out_fd) {
+void render_chart(const Table& table, const ChartSpec& spec, const std::filesystem::path& output,
+                  const std::function<void(std::string_view)>& write) {
   const std::string script = chart_script(table, spec, output);
   if (!gnuplot_available())
     throw ChartError("gnuplot: not found on the PATH; install it (Debian: apt-get install gnuplot-nox, as "
                      "tools/setup.sh does)");
-  // The script goes to gnuplot's standard input and its messages to its standard error through
-  // anonymous temporary files (tmpfile: no name to collide with, nothing left behind); the chart
-  // goes to its standard output, out_fd.
-  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::tmpfile(), &std::fclose), log(std::tmpfile(), &std::fclose);
-  if (!in || !log) throw ChartError(fmt::format("gnuplot: cannot make a temporary file: {}", std::strerror(errno)));
-  if (std::fwrite(script.data(), 1, script.size(), in.get()) != script.size() || std::fflush(in.get()) != 0 ||
-      std::fseek(in.get(), 0, SEEK_SET) != 0)
-    throw ChartError(fmt::format("gnuplot: cannot write its script to a temporary file: {}", std::strerror(errno)));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, ::fileno(in.get()), STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, out_fd, STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, ::fileno(log.get()), STDERR_FILENO);
-  char arg0[] = "gnuplot";
-  char* argv[] = {arg0, nullptr};
-  pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, "gnuplot", &actions, nullptr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) throw ChartError(fmt::format("gnuplot: cannot be started: {}", std::strerror(spawned)));
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  const GnuplotRun run = run_gnuplot(script, write);
+  if (run.signal != 0)
+    throw ChartError(fmt::format("gnuplot was ended by signal {} ({}) while drawing the chart", run.signal,
+                                 ::strsignal(run.signal)));
+  if (run.exit_status != 0) {
+    const std::string line = gnuplot_error_line(run.messages);
+    throw ChartError(fmt::format("gnuplot failed (exit status {}) drawing the chart: {}", run.exit_status,
+                                 line.empty() ? "it gave no message" : "\"" + line + "\""));
   }
-  std::string message;
-  char line[4096];
-  std::rewind(log.get());
-  // gnuplot echoes the failing command, marks the place, then says what is wrong: keep that last line.
-  while (std::fgets(line, sizeof line, log.get())) {
-    std::string_view l(line);
-    while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) l.remove_suffix(1);
-    if (l.find_first_not_of(" \t^") != std::string_view::npos) message = l;
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw ChartError(fmt::format("gnuplot failed: {}", message.empty() ? "no message" : message));
+  const std::string format = output.extension().string().substr(1);
+  if (!chart_complete(format, run.tail))
+    throw ChartError(fmt::format("gnuplot exited 0 but wrote an incomplete {} chart ({} bytes, without the format's "
+                                 "end); expected a whole chart",
+                                 format, run.bytes));
 }
 
 }  // namespace collsim::reports

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -44,15 +45,20 @@ std::string chart_terminal(const std::filesystem::path& output);
 /// The gnuplot script that draws `table` as `spec` says, in the format of `output`'s extension, to
 /// gnuplot's standard output (data inline). Every text from the table or the spec is an inert
 /// single-quoted string: no backquote command or @macro of the input reaches gnuplot's command
-/// line. Throws ChartError naming the column at fault.
+/// line. Throws ChartError naming the flag, column and record at fault and what was expected (not
+/// the file, which the caller knows).
 std::string chart_script(const Table& table, const ChartSpec& spec, const std::filesystem::path& output);
 
 /// True when a `gnuplot` program is on the PATH.
 bool gnuplot_available();
 
-/// Runs gnuplot on chart_script(table, spec, output), writing the chart to the open file descriptor
-/// `out_fd` (`output` only chooses the format; callers open the file, atomically or not). Throws
-/// ChartError with gnuplot's last error line when it fails, or when gnuplot is missing.
-void render_chart(const Table& table, const ChartSpec& spec, const std::filesystem::path& output, int out_fd);
+/// Runs gnuplot on chart_script(table, spec, output) and hands the chart, piece by piece as gnuplot
+/// draws it, to `write` (`output` only chooses the format; callers write the file, atomically or
+/// not, and check each write). An exception from `write` stops gnuplot and passes through. Throws
+/// ChartError, one line saying what went wrong, when gnuplot is missing, fails (quoting its error
+/// line), is ended by a signal, or exits 0 with a chart that lacks its format's end (</svg>, the PNG
+/// IEND chunk, %%EOF).
+void render_chart(const Table& table, const ChartSpec& spec, const std::filesystem::path& output,
+                  const std::function<void(std::string_view)>& write);
 
 }  // namespace collsim::reports

@@ -29,15 +29,18 @@ void check_chart_file(std::string_view flag, const std::string& path) {
   }
 }
 
-void render_chart_atomically(std::string_view flag, const reports::Table& table, const reports::ChartSpec& spec,
-                             const std::string& path) {
+void render_chart_atomically(std::string_view context, std::string_view source, const reports::Table& table,
+                             const reports::ChartSpec& spec, const std::string& path) {
   const std::filesystem::path output(path);
-  // gnuplot draws into a temporary file beside the chart, renamed over it once complete (readers
-  // never see half a chart), or straight into a device or FIFO (tools/atomic_file.hpp).
+  // gnuplot draws into a pipe; each piece is written (and checked) into a temporary file beside
+  // the chart, renamed over it once complete (readers never see half a chart), or straight into a
+  // device or FIFO (tools/atomic_file.hpp).
   try {
-    write_output(output, [&](int fd) { reports::render_chart(table, spec, output, fd); });
+    write_output(output, [&](int fd) {
+      reports::render_chart(table, spec, output, [&](std::string_view bytes) { write_bytes(output, fd, bytes); });
+    });
   } catch (const reports::ChartError& e) {
-    throw UsageError(for_flag(flag, e));
+    throw UsageError(fmt::format("{}: {}: {}", context, source, e.what()));
   }
 }
 

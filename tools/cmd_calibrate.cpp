@@ -68,6 +68,7 @@ int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& er
   if (o.compare.format != "table" && o.compare.format != "json")
     throw UsageError(fmt::format("--format: found \"{}\", expected table or json", o.compare.format));
   if (o.output.empty()) throw UsageError("-o: missing; expected the parameter file to write, e.g. -o calibrated.json");
+  check_output_path("-o", o.output);  // before the fit, which can take minutes
   const Bytes min_size = o.min_size.empty() ? 0 : parse_size_flag("--min-size", o.min_size);
   const Bytes max_size =
       o.max_size.empty() ? std::numeric_limits<Bytes>::max() : parse_size_flag("--max-size", o.max_size);

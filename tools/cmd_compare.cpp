@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "reports/compare_report.hpp"
+#include "tools/atomic_file.hpp"
 #include "tools/chart_file.hpp"
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
@@ -27,7 +28,10 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& o) {
 int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
   if (o.format != "table" && o.format != "json" && o.format != "csv")
     throw UsageError(fmt::format("--format: found \"{}\", expected table, json or csv", o.format));
-  if (!o.plot.empty()) check_chart_file("--plot", o.plot);
+  if (!o.plot.empty()) {
+    check_chart_file("--plot", o.plot);
+    check_output_path("--plot", o.plot);
+  }
   const LogRun run = open_log_run(o);
 
   reports::CompareView view;
@@ -49,7 +53,8 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
   }
   view.bands = reports::summarize_error_bands(errors);
   if (!o.plot.empty())
-    render_chart_atomically("--plot", reports::compare_chart_table(view), reports::compare_chart_spec(view), o.plot);
+    render_chart_atomically("--plot", o.log, reports::compare_chart_table(view), reports::compare_chart_spec(view),
+                            o.plot);
 
   run.topology.default_notice(err);
   if (o.format == "json") {

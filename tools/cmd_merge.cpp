@@ -76,6 +76,7 @@ CLI::App* add_merge(CLI::App& app, MergeOptions& o) {
 }
 
 int run_merge(const MergeOptions& o, std::ostream& out) {
+  if (!o.output.empty()) check_output_path("-o", o.output);  // before reading the shards
   std::optional<std::string> header;
   bool json = false;
   std::map<std::uint64_t, std::pair<std::string, std::string>> rows;  // row -> (record, file)

@@ -3,6 +3,7 @@
 
 #include "reports/chart.hpp"
 #include "reports/csv.hpp"
+#include "tools/atomic_file.hpp"
 #include "tools/chart_file.hpp"
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
@@ -23,7 +24,8 @@ CLI::App* add_plot(CLI::App& app, PlotOptions& o) {
 }
 
 int run_plot(const PlotOptions& o) {
-  check_chart_file("", o.output);  // a wrong file type is reported before any reading
+  check_chart_file("", o.output);  // a wrong file type or an unwritable place is reported before any reading
+  check_output_path("-o", o.output);
   const std::string text = read_input_file("plot", o.input);
   reports::Table table;
   try {
@@ -32,7 +34,7 @@ int run_plot(const PlotOptions& o) {
     throw UsageError(fmt::format("plot: {}: {}", o.input, e.what()));
   }
   const reports::ChartSpec spec{o.x, o.y, o.by, o.facet, o.title};
-  render_chart_atomically("", table, spec, o.output);
+  render_chart_atomically("plot", o.input, table, spec, o.output);
   return kExitOk;
 }
 

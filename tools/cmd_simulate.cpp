@@ -176,6 +176,9 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     throw UsageError(
         "--format: no report is printed when --save-schedule - writes the schedule to standard output; "
         "expected one or the other");
+  // Before the simulation, which can take minutes: a path that cannot be written fails now.
+  if (!o.trace.empty()) check_output_path("--trace", o.trace);
+  if (!o.save_schedule.empty() && !schedule_to_stdout) check_output_path("--save-schedule", o.save_schedule);
   const std::string model = o.fidelity.model_name();
   const Loaded loaded = o.schedule.empty() ? build_from_flags(o) : load_from_file(o);
   const Plan& plan = loaded.plan;

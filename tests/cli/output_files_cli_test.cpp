@@ -121,7 +121,7 @@ TEST_CASE("an output device that is full is exit 74 naming it and the reason", "
                      std::string("/dev/full: cannot write it: ") + std::strerror(ENOSPC));
 }
 
-TEST_CASE("an atomic replace keeps the old file's mode; a new file gets the umask's", "[cli][output]") {
+TEST_CASE("an atomic replace keeps the old file's mode, and a new file gets the umask's", "[cli][output]") {
   const auto dir = scratch_dir("keep_mode");
   for (const mode_t mode : {0600, 0640, 0444}) {
     INFO(mode);

@@ -65,7 +65,7 @@ std::string fixture(const std::string& name) { return std::string(COLLSIM_SOURCE
 
 }  // namespace
 
-TEST_CASE("plot -o on a full disk exits 74 naming the chart; the old chart stays (svg, png, pdf)",
+TEST_CASE("plot -o on a full disk exits 74 naming the chart, and the old chart stays (svg, png, pdf)",
           "[plot][output][full-disk]") {
   require_gnuplot();
   for (const std::string ext : {"svg", "png", "pdf"}) {
@@ -78,7 +78,7 @@ TEST_CASE("plot -o on a full disk exits 74 naming the chart; the old chart stays
   }
 }
 
-TEST_CASE("compare --plot on a full disk exits 74 naming the chart; the old chart stays", "[compare][output][full-disk]") {
+TEST_CASE("compare --plot on a full disk exits 74 naming the chart, and the old chart stays", "[compare][output][full-disk]") {
   require_gnuplot();
   const auto dir = scratch_dir("full_compare");
   const auto chart = dir / "l40s.png";

@@ -68,7 +68,8 @@ Fidelity resolve_fidelity(const FidelityOptions& options, const topo::Topology& 
                           sched::Collective collective, Bytes size, const std::optional<algo::Request>& request);
 
 /// NCCL's formula for this run (sim/nccl_formula.hpp), at the protocol in use, or at the one NCCL
-/// would pick when the run has none. nullopt where NCCL has no such algorithm.
+/// would pick when the run has none. nullopt where NCCL has no such algorithm. Throws UnitError when
+/// the formula's time does not fit on the clock (2^63 ps; it saturated).
 std::optional<Time> nccl_model_time(const Fidelity& fidelity, const topo::Topology& topology,
                                     std::span<const topo::NodeId> rank_to_node, std::string_view algorithm,
                                     sched::Collective collective, Bytes size);

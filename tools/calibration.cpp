@@ -113,7 +113,7 @@ Calibration calibrate(const LogRun& run, const CompareOptions& o, std::span<cons
                       std::size_t max_evaluations) {
   const topo::Topology topology = run.topology.load();
   topo::ModelParams base = topology.params();
-  if (!o.fidelity.params.empty()) base.merge(topo::load_model_params_file(o.fidelity.params));
+  if (!o.fidelity.params.empty()) base.merge(load_params_flag(o.fidelity.params));
   const topo::ModelParams flags = flag_params(o.fidelity, false);
   base.merge(flags);
   const Model model(base, ring_classes(topology, run.ranks));

@@ -11,6 +11,8 @@
 #include "tools/cli.hpp"
 #include "tools/options.hpp"
 #include "topologies/hosts.hpp"
+#include "topologies/model_params.hpp"
+#include "topologies/topology.hpp"
 #include "topologies/routes.hpp"
 
 namespace collsim::cli {
@@ -80,6 +82,14 @@ void FidelityOptions::add_to(CLI::App& cmd, bool with_model) {
             "Also print a formula's time: analytical (the alpha-beta closed form) or nccl (NCCL's tuning model)");
 }
 
+topo::ModelParams load_params_flag(const std::string& path) {
+  try {
+    return topo::load_model_params_file(path);
+  } catch (const topo::TopologyError& e) {
+    throw topo::TopologyError(fmt::format("--params: {}", e.what()));
+  }
+}
+
 std::string FidelityOptions::model_name() const {
   if (model.empty() || model == "analytical" || model == "nccl") return model;
   throw UsageError(fmt::format("--model: found \"{}\", expected analytical or nccl", model));
@@ -115,7 +125,7 @@ Fidelity resolve_fidelity(const FidelityOptions& o, const topo::Topology& topolo
     layer(slice, f.slice_source, p.slice, name);
   };
   apply(topology.params(), fmt::format("topology {}", topology.name()));
-  if (!o.params.empty()) apply(topo::load_model_params_file(o.params), fmt::format("--params {}", o.params));
+  if (!o.params.empty()) apply(load_params_flag(o.params), fmt::format("--params {}", o.params));
   if (o.fitted) apply(*o.fitted, o.fitted_source);
   const topo::ModelParams flags = flag_params(o, !request);
   if (!o.max_ops.empty())

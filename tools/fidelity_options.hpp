@@ -58,6 +58,10 @@ struct Fidelity {
 /// (`schedule_file`), whose ops carry their own channels.
 topo::ModelParams flag_params(const FidelityOptions& options, bool schedule_file);
 
+/// The parameter file of a --params flag (topo::load_model_params_file). Throws TopologyError whose
+/// message starts with "--params: " (e.g. "--params: DIR is a directory; expected a parameter JSON file").
+topo::ModelParams load_params_flag(const std::string& path);
+
 /// The fidelity of running `algorithm` on `topology` (participant r on rank_to_node[r]; only the
 /// participants are given).
 /// `request` is nullopt for a schedule file, which brings its own channels (--channels is then an

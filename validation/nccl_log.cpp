@@ -3,11 +3,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
+
+#include "sim/io/text_file.hpp"
 
 namespace collsim::validation {
 namespace {
@@ -319,15 +318,13 @@ NcclLog parse_nccl_log(std::string_view text, std::string file) {
 }
 
 NcclLog read_nccl_log(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw NcclLogError(fmt::format("{}: is a directory, expected an nccl-tests log file", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw NcclLogError(fmt::format("{}: cannot be read, expected an nccl-tests log file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw NcclLogError(fmt::format("{}: cannot be read, expected an nccl-tests log file", path));
-  return parse_nccl_log(text.str(), path);
+  std::string text;
+  try {
+    text = io::read_text_file(path, "an nccl-tests log file");
+  } catch (const io::FileReadError& e) {
+    throw NcclLogError(e.what());
+  }
+  return parse_nccl_log(text, path);
 }
 
 std::optional<sched::Collective> collective_of_test(std::string_view test) {

@@ -135,7 +135,8 @@ TEST_CASE("bad topologies give one error line naming the file and exit 2", "[cli
   const auto bad_link = temp_file("bad_link.json", R"({"nodes":[{"id":"gpu0","type":"gpu"},{"id":"gpu1","type":"gpu"}],
     "links":[{"from":"gpu0","to":"gpu9","type":"nvlink","bandwidth":"1GB/s","latency":"1us"}]})");
   check_bad_input({"topo", bad_link}, "/links/0/to");
-  check_bad_input({"simulate", std::filesystem::temp_directory_path().string(), "--size", "1M"}, "not a regular file");
+  check_bad_input({"simulate", std::filesystem::temp_directory_path().string(), "--size", "1M"},
+                  std::filesystem::temp_directory_path().string() + " is a directory; expected a topology JSON file");
 }
 
 TEST_CASE("help exits 0", "[cli]") {

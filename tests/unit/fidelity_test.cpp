@@ -245,6 +245,12 @@ TEST_CASE("parameter files round-trip and bad ones are one-line errors with the 
       "/step_latency/ring/nvlink/fast: unknown key");
   bad(R"({"format": "collsim-params-1", "protocol": "ll64"})", "/protocol: found \"ll64\"");
   bad(R"({"channels": 2})", "missing key \"format\"");
+  // A directory is named as one, not read as empty JSON ("unexpected end of input").
+  const auto dir = testing::scratch_dir("fidelity_params_dir").string();
+  check_bad_input({"simulate", "--size", "1M", "--params", dir},
+                  "--params: " + dir + " is a directory; expected a parameter JSON file");
+  check_bad_input({"simulate", "--size", "1M", "--params", dir + "/none.json"},
+                  "--params: " + dir + "/none.json cannot be read (No such file or directory)");
   const auto flag = run_collsim({"simulate", "--size", "1M", "--protocol", "fast"});
   CHECK(flag.code == 2);
   CHECK_THAT(flag.err, Catch::Contains("--protocol: found \"fast\""));

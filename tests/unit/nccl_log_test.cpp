@@ -288,7 +288,7 @@ TEST_CASE("truncated logs are rejected at the line where they end", "[nccl-log][
 
 TEST_CASE("unreadable log files name the file", "[nccl-log][errors]") {
   CHECK_THROWS_WITH(read_nccl_log("/nonexistent-collsim/run.txt"),
-                    Contains("/nonexistent-collsim/run.txt: cannot be read"));
+                    Contains("/nonexistent-collsim/run.txt cannot be read (No such file or directory); expected an nccl-tests log file"));
   CHECK_THROWS_WITH(read_nccl_log(COLLSIM_SOURCE_DIR), Contains("is a directory"));
 }
 

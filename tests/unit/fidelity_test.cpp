@@ -348,10 +348,17 @@ TEST_CASE("bundled topologies: never below the bandwidth lower bound, busbw neve
           line = l["bandwidth_GBps"].get<double>();
         }
       if (type == "infiniband") {
-        const std::string host = to.substr(0, to.find('-') + 1);  // "n0-"
+        // The host side is the NIC ("n0-nic3"), the other the switch; either direction of the cut.
+        const bool out_of_host = from.find("-nic") != std::string::npos;
+        const std::string& nic = out_of_host ? from : to;
+        const std::string& sw = out_of_host ? to : from;
+        const std::string host = nic.substr(0, nic.find('-') + 1);  // "n0-"
         line = 0;
-        for (const auto& l : j["links"])
-          if (l["from"] == from && l["to"].get<std::string>().rfind(host, 0) == 0) line += l["bandwidth_GBps"].get<double>();
+        for (const auto& l : j["links"]) {
+          const std::string f = l["from"], t = l["to"];
+          if (out_of_host ? (t == sw && f.rfind(host, 0) == 0) : (f == sw && t.rfind(host, 0) == 0))
+            line += l["bandwidth_GBps"].get<double>();
+        }
       }
       CHECK(j["busbw_GBps"].get<double>() <= line);
     }

@@ -40,11 +40,29 @@ struct SlowestRoute {
 // schedule's ops use, and every ring neighbour pair r -> r+1 and r+1 -> r (mod N). The ring pairs
 // are the ring algorithms' own routes (a streamed schedule has no ops to read), and they reach every
 // GPU, so B is at most each GPU's injection bandwidth and no form falls below the bandwidth lower
-// bound. Routes are computed once per pair, one source at a time, so that an all-pairs schedule
-// (direct) holds one source's routes at a time rather than N² of them.
+// bound. The ring pairs share one cache; the schedule's other pairs are computed one source at a
+// time, so that an all-pairs schedule (direct) holds one source's routes rather than N² of them.
 void slowest_routes(const topo::Topology& topology, std::span<const topo::NodeId> ranks, sched::Rank nranks,
                     const sched::Schedule& schedule, const std::vector<std::uint32_t>& hosts,
                     const sim::CostSettings& costs, SlowestRoute& intra, SlowestRoute& inter) {
+  const auto host = [&](sched::Rank r) { return r < hosts.size() ? hosts[r] : hosts.empty() ? 0 : hosts[0]; };
+  const auto add_route = [&](topo::RouteCache& routes, sched::Rank from, sched::Rank to) {
+    if (ranks[from] == ranks[to]) return;
+    (host(from) == host(to) ? intra : inter).add(topology, routes.get(ranks[from], ranks[to]), costs);
+  };
+  // The ring neighbours: 2N routes in one cache.
+  {
+    topo::RouteCache routes(topology);
+    for (sched::Rank r = 0; nranks > 1 && r < nranks; ++r) {
+      add_route(routes, r, (r + 1) % nranks);
+      add_route(routes, (r + 1) % nranks, r);
+    }
+  }
+  // Every other pair of the ops, per source. Repeats are dropped as they come, so a source's list
+  // stays near its number of distinct peers, not of ops.
+  const auto neighbours = [&](sched::Rank a, sched::Rank b) {
+    return a < nranks && b < nranks && ((a + 1) % nranks == b || (b + 1) % nranks == a);
+  };
   std::vector<std::vector<sched::Rank>> peers(ranks.size());
   std::vector<std::size_t> distinct(ranks.size(), 0);  // peers[r]'s length when it was last made distinct
   const auto make_distinct = [&](sched::Rank r) {
@@ -52,29 +70,18 @@ void slowest_routes(const topo::Topology& topology, std::span<const topo::NodeId
     peers[r].erase(std::unique(peers[r].begin(), peers[r].end()), peers[r].end());
     distinct[r] = peers[r].size();
   };
-  // Repeats are dropped as they come (a ring's rank sends to one peer in every op), so the lists stay
-  // near the number of distinct pairs, not of ops (a ring of 16,384 ranks has 5e8 of those).
-  const auto add = [&](sched::Rank from, sched::Rank to) {
-    auto& v = peers[from];
-    if (!v.empty() && v.back() == to) return;
-    v.push_back(to);
-    if (v.size() >= 2 * distinct[from] + 16) make_distinct(from);
-  };
-  for (sched::Rank r = 0; nranks > 1 && r < nranks; ++r) {
-    add(r, (r + 1) % nranks);
-    add((r + 1) % nranks, r);
+  for (const auto& op : schedule.ops) {
+    if (op.src == op.dst || op.src >= ranks.size() || op.dst >= ranks.size() || neighbours(op.src, op.dst)) continue;
+    auto& v = peers[op.src];
+    if (!v.empty() && v.back() == op.dst) continue;
+    v.push_back(op.dst);
+    if (v.size() >= 2 * distinct[op.src] + 16) make_distinct(op.src);
   }
-  for (const auto& op : schedule.ops)
-    if (op.src != op.dst && op.src < ranks.size() && op.dst < ranks.size()) add(op.src, op.dst);
-  const auto host = [&](sched::Rank r) { return r < hosts.size() ? hosts[r] : hosts.empty() ? 0 : hosts[0]; };
   for (sched::Rank from = 0; from < peers.size(); ++from) {
+    if (peers[from].empty()) continue;
     make_distinct(from);
-    const auto& to = peers[from];
-    topo::RouteCache routes(topology);
-    for (sched::Rank t : to) {
-      if (ranks[from] == ranks[t]) continue;
-      (host(from) == host(t) ? intra : inter).add(topology, routes.get(ranks[from], ranks[t]), costs);
-    }
+    topo::RouteCache routes(topology);  // one source's routes at a time
+    for (sched::Rank t : peers[from]) add_route(routes, from, t);
     std::vector<sched::Rank>().swap(peers[from]);
   }
 }

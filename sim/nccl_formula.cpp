@@ -3,6 +3,7 @@
 #include <bit>
 #include <cmath>
 
+#include "sim/units/saturate.hpp"
 #include "topologies/nccl_tuning.hpp"
 
 namespace collsim::sim {
@@ -78,9 +79,10 @@ std::optional<Time> nccl_formula_time(const NcclFormulaInput& in, const topo::Mo
     if (log_size < nccl::kTreeCorrection[0].size())
       bw *= nccl::kTreeCorrection[static_cast<std::size_t>(p)][log_size];
   }
-  // NCCL: time [us] = lat + bytes / (1000 · bw [GB/s]).
+  // NCCL: time [us] = lat + bytes / (1000 · bw [GB/s]). A tiny efficiency (a legal 1e-12) makes it
+  // pass 2^63 ps or infinity: it saturates at the clock's end rather than wrapping to a small time.
   const double time_us = lat + static_cast<double>(in.size) / (1000.0 * bw);
-  return Time{static_cast<std::int64_t>(std::ceil(time_us * 1e6))};
+  return saturating_ceil_ps(time_us * 1e6);
 }
 
 topo::Protocol nccl_pick_protocol(NcclFormulaInput in, const topo::ModelParams& params, bool ll128) {
@@ -90,7 +92,7 @@ topo::Protocol nccl_pick_protocol(NcclFormulaInput in, const topo::ModelParams& 
     if (p == Protocol::LL128 && !ll128) continue;
     in.protocol = p;
     const auto t = nccl_formula_time(in, params);
-    if (t && (!best || *t < *best)) {
+    if (t && !time_saturated(*t) && (!best || *t < *best)) {
       best = t;
       pick = p;
     }

@@ -35,12 +35,15 @@ struct NcclFormulaInput {
 
 /// NCCL's predicted time, or nullopt where NCCL has no such algorithm (its tree only does
 /// all-reduce) or the bandwidth is 0. One rank: 0. Latencies and the protocol efficiency come from
-/// `params` where it sets them, else from NCCL's tables.
+/// `params` where it sets them, else from NCCL's tables. A time past the clock's end (2^63 ps, e.g.
+/// from a tiny protocol efficiency) is Time::max() (saturated, see sim/units/saturate.hpp), never a
+/// wrapped-around small one.
 std::optional<Time> nccl_formula_time(const NcclFormulaInput& in, const topo::ModelParams& params);
 
 /// The protocol NCCL would pick for `in` (its protocol field ignored): the fastest by the formula;
 /// LL128 only when `ll128` (NCCL enables it by default on NVLink only). Ties go to the earlier of
-/// LL, LL128, Simple.
+/// LL, LL128, Simple. A protocol whose time saturates (does not fit on the clock) is never picked;
+/// when every one does, Simple.
 topo::Protocol nccl_pick_protocol(NcclFormulaInput in, const topo::ModelParams& params, bool ll128);
 
 }  // namespace collsim::sim

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "sim/op_costs.hpp"
+#include "sim/units/saturate.hpp"
 #include "topologies/routes.hpp"
 #include "validation/nelder_mead.hpp"
 
@@ -36,7 +37,8 @@ Classes ring_classes(const topo::Topology& t, std::uint32_t ranks) {
   return {{steps.begin(), steps.end()}, {bottlenecks.begin(), bottlenecks.end()}};
 }
 
-Time scaled(Time t, double factor) { return Time{std::llround(static_cast<double>(t.count()) * factor)}; }
+// Latencies up to the clock's end times a factor up to e^7: saturates there instead of overflowing.
+Time scaled(Time t, double factor) { return saturating_round_ps(static_cast<double>(t.count()) * factor); }
 
 // The search may wander far on a flat objective; the values it tries stay where a run is defined:
 // latency factors in [e^-7, e^7] (about 1/1000 to 1000), efficiencies in [1/1000, 1] (beyond 1 the
@@ -111,7 +113,7 @@ Calibration calibrate(const LogRun& run, const CompareOptions& o, std::span<cons
                       std::size_t max_evaluations) {
   const topo::Topology topology = run.topology.load();
   topo::ModelParams base = topology.params();
-  if (!o.fidelity.params.empty()) base.merge(topo::load_model_params_file(o.fidelity.params));
+  if (!o.fidelity.params.empty()) base.merge(load_params_flag(o.fidelity.params));
   const topo::ModelParams flags = flag_params(o.fidelity, false);
   base.merge(flags);
   const Model model(base, ring_classes(topology, run.ranks));

@@ -105,7 +105,12 @@ Loaded load_from_file(const SimulateOptions& o) {
     throw UsageError(
         "--schedule: found \"-\", expected a file (reading a schedule from standard input is not "
         "supported)");
-  sched::Schedule schedule = validation::load_verified_schedule(o.schedule);
+  sched::Schedule schedule;
+  try {
+    schedule = validation::load_verified_schedule(o.schedule);
+  } catch (const sched::ScheduleFileError& e) {
+    throw sched::ScheduleFileError(fmt::format("--schedule: {}", e.what()));
+  }
 
   topo::Topology topology = o.topology.load();
   const auto gpus = topology.gpus();

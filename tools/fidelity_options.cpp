@@ -7,9 +7,12 @@
 
 #include "algorithms/channels.hpp"
 #include "sim/nccl_formula.hpp"
+#include "sim/units/saturate.hpp"
 #include "tools/cli.hpp"
 #include "tools/options.hpp"
 #include "topologies/hosts.hpp"
+#include "topologies/model_params.hpp"
+#include "topologies/topology.hpp"
 #include "topologies/routes.hpp"
 
 namespace collsim::cli {
@@ -43,7 +46,8 @@ sim::NcclFormulaInput formula_input(const topo::ModelParams& params, const topo:
       intra_found = true;
     }
   }
-  in.bus_bandwidth = Bandwidth{static_cast<std::uint64_t>(bus.value_or(0.0))};
+  // double(2^64 - 1) is 2^64, one past what a Bandwidth holds: clamp rather than convert out of range.
+  in.bus_bandwidth = Bandwidth{saturating_cast<std::uint64_t>(bus.value_or(0.0))};
   return in;
 }
 
@@ -76,6 +80,14 @@ void FidelityOptions::add_to(CLI::App& cmd, bool with_model) {
   if (!with_model) return;
   add_value(cmd, "--model", model,
             "Also print a formula's time: analytical (the alpha-beta closed form) or nccl (NCCL's tuning model)");
+}
+
+topo::ModelParams load_params_flag(const std::string& path) {
+  try {
+    return topo::load_model_params_file(path);
+  } catch (const topo::TopologyError& e) {
+    throw topo::TopologyError(fmt::format("--params: {}", e.what()));
+  }
 }
 
 std::string FidelityOptions::model_name() const {
@@ -113,7 +125,7 @@ Fidelity resolve_fidelity(const FidelityOptions& o, const topo::Topology& topolo
     layer(slice, f.slice_source, p.slice, name);
   };
   apply(topology.params(), fmt::format("topology {}", topology.name()));
-  if (!o.params.empty()) apply(topo::load_model_params_file(o.params), fmt::format("--params {}", o.params));
+  if (!o.params.empty()) apply(load_params_flag(o.params), fmt::format("--params {}", o.params));
   if (o.fitted) apply(*o.fitted, o.fitted_source);
   const topo::ModelParams flags = flag_params(o, !request);
   if (!o.max_ops.empty())
@@ -165,7 +177,14 @@ std::optional<Time> nccl_model_time(const Fidelity& f, const topo::Topology& top
   if (algorithm != "ring" && algorithm != family && algorithm != "double-tree") return std::nullopt;
   auto in = formula_input(f.params, topology, rank_to_node, algorithm, collective, size, f.channels);
   in.protocol = f.protocol ? *f.protocol : sim::nccl_pick_protocol(in, f.params, in.intra == topo::LinkClass::NvLink);
-  return sim::nccl_formula_time(in, f.params);
+  const auto t = sim::nccl_formula_time(in, f.params);
+  if (t && time_saturated(*t))
+    throw UnitError(fmt::format("--model nccl: NCCL's formula gives {} {} of {} with protocol {} more time than the "
+                                "clock holds (2^63 ps, about 106 days); expected a larger protocol or link efficiency "
+                                "(--params) or a smaller --size",
+                                algorithm, sched::collective_name(collective), format_size(size),
+                                topo::protocol_name(in.protocol)));
+  return t;
 }
 
 }  // namespace collsim::cli

@@ -58,6 +58,10 @@ struct Fidelity {
 /// (`schedule_file`), whose ops carry their own channels.
 topo::ModelParams flag_params(const FidelityOptions& options, bool schedule_file);
 
+/// The parameter file of a --params flag (topo::load_model_params_file). Throws TopologyError whose
+/// message starts with "--params: " (e.g. "--params: DIR is a directory; expected a parameter JSON file").
+topo::ModelParams load_params_flag(const std::string& path);
+
 /// The fidelity of running `algorithm` on `topology` (participant r on rank_to_node[r]; only the
 /// participants are given).
 /// `request` is nullopt for a schedule file, which brings its own channels (--channels is then an
@@ -68,7 +72,8 @@ Fidelity resolve_fidelity(const FidelityOptions& options, const topo::Topology& 
                           sched::Collective collective, Bytes size, const std::optional<algo::Request>& request);
 
 /// NCCL's formula for this run (sim/nccl_formula.hpp), at the protocol in use, or at the one NCCL
-/// would pick when the run has none. nullopt where NCCL has no such algorithm.
+/// would pick when the run has none. nullopt where NCCL has no such algorithm. Throws UnitError when
+/// the formula's time does not fit on the clock (2^63 ps; it saturated).
 std::optional<Time> nccl_model_time(const Fidelity& fidelity, const topo::Topology& topology,
                                     std::span<const topo::NodeId> rank_to_node, std::string_view algorithm,
                                     sched::Collective collective, Bytes size);

@@ -1,14 +1,10 @@
 #include "tools/options.hpp"
 
-#include <cerrno>
 #include <charconv>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
+#include "sim/io/text_file.hpp"
 #include "tools/cli.hpp"
 #include "topologies/generate.hpp"
 #include "topologies/load_json.hpp"
@@ -207,15 +203,11 @@ std::uint32_t parse_count(std::string_view flag, std::string_view text, std::uin
 }
 
 std::string read_input_file(std::string_view command, const std::string& path) {
-  // An ifstream opens a directory and reads nothing from it, which would pass for an empty file.
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw UsageError(fmt::format("{}: {}: is a directory, expected a file", command, path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("{}: {}: cannot be read: {}", command, path, std::strerror(errno)));
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  try {
+    return io::read_text_file(path, "a CSV file");
+  } catch (const io::FileReadError& e) {
+    throw UsageError(fmt::format("{}: {}", command, e.what()));
+  }
 }
 
 }  // namespace collsim::cli

@@ -78,8 +78,8 @@ Bytes parse_size_flag(std::string_view flag, std::string_view text);
 /// Parses a whole number in [min, max] given to `flag`; throws UsageError naming the flag.
 std::uint32_t parse_count(std::string_view flag, std::string_view text, std::uint32_t min, std::uint32_t max);
 
-/// The whole text of the input file `path` read by `command` (e.g. "plot"). Throws UsageError
-/// "COMMAND: PATH: ..." when it is a directory or cannot be read (with the system's reason).
+/// The whole text of the input CSV file `path` read by `command` (e.g. "plot"). Throws UsageError
+/// "COMMAND: PATH is a directory; ..." or "COMMAND: PATH cannot be read (REASON); ..." (io::read_text_file).
 std::string read_input_file(std::string_view command, const std::string& path);
 
 }  // namespace collsim::cli

@@ -4,6 +4,8 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -20,37 +22,102 @@
 namespace collsim::cli {
 namespace {
 
-// The fabric as the closed forms see it: the route between the first two ranks, whether a GPU
-// reaches its peers through one port (a switch) or through a link per peer, and, when the ranks
-// span hosts, the route from rank 0 to the same local rank of the next host and how many of the
-// first host's ranks share one link on their way there (its L on --nodes K: one uplink per host).
-// `topology` is the one the run uses (bandwidths after the protocol's efficiency); a step also
-// pays the protocol's step latency for the route's class.
+// The slowest of a set of routes, as a closed form's one α and one B: the largest latency (with the
+// protocol's step latency for the route's class) and the smallest bottleneck bandwidth.
+struct SlowestRoute {
+  Time alpha{0};
+  std::optional<Bandwidth> bandwidth;
+
+  void add(const topo::Topology& topology, const topo::Route& r, const sim::CostSettings& costs) {
+    const Time step = costs.step_latency[static_cast<std::size_t>(sim::route_class(topology, r.links))];
+    alpha = std::max(alpha, checked_add(r.latency, step));
+    bandwidth = bandwidth ? std::min(*bandwidth, r.bottleneck) : r.bottleneck;
+  }
+};
+
+// The routes a closed form stands for, split by whether their ends share a host (`hosts`, by
+// rank; ranks past it, a parameter server's helpers, count as the first host's): every pair the
+// schedule's ops use, and every ring neighbour pair r -> r+1 and r+1 -> r (mod N). The ring pairs
+// are the ring algorithms' own routes (a streamed schedule has no ops to read), and they reach every
+// GPU, so B is at most each GPU's injection bandwidth and no form falls below the bandwidth lower
+// bound. The ring pairs share one cache; the schedule's other pairs are computed one source at a
+// time, so that an all-pairs schedule (direct) holds one source's routes rather than N² of them.
+void slowest_routes(const topo::Topology& topology, std::span<const topo::NodeId> ranks, sched::Rank nranks,
+                    const sched::Schedule& schedule, const std::vector<std::uint32_t>& hosts,
+                    const sim::CostSettings& costs, SlowestRoute& intra, SlowestRoute& inter) {
+  const auto host = [&](sched::Rank r) { return r < hosts.size() ? hosts[r] : hosts.empty() ? 0 : hosts[0]; };
+  const auto add_route = [&](topo::RouteCache& routes, sched::Rank from, sched::Rank to) {
+    if (ranks[from] == ranks[to]) return;
+    (host(from) == host(to) ? intra : inter).add(topology, routes.get(ranks[from], ranks[to]), costs);
+  };
+  // The ring neighbours: 2N routes in one cache.
+  {
+    topo::RouteCache routes(topology);
+    for (sched::Rank r = 0; nranks > 1 && r < nranks; ++r) {
+      add_route(routes, r, (r + 1) % nranks);
+      add_route(routes, (r + 1) % nranks, r);
+    }
+  }
+  // Every other pair of the ops, per source. Repeats are dropped as they come, so a source's list
+  // stays near its number of distinct peers, not of ops.
+  const auto neighbours = [&](sched::Rank a, sched::Rank b) {
+    return a < nranks && b < nranks && ((a + 1) % nranks == b || (b + 1) % nranks == a);
+  };
+  std::vector<std::vector<sched::Rank>> peers(ranks.size());
+  std::vector<std::size_t> distinct(ranks.size(), 0);  // peers[r]'s length when it was last made distinct
+  const auto make_distinct = [&](sched::Rank r) {
+    std::sort(peers[r].begin(), peers[r].end());
+    peers[r].erase(std::unique(peers[r].begin(), peers[r].end()), peers[r].end());
+    distinct[r] = peers[r].size();
+  };
+  for (const auto& op : schedule.ops) {
+    if (op.src == op.dst || op.src >= ranks.size() || op.dst >= ranks.size() || neighbours(op.src, op.dst)) continue;
+    auto& v = peers[op.src];
+    if (!v.empty() && v.back() == op.dst) continue;
+    v.push_back(op.dst);
+    if (v.size() >= 2 * distinct[op.src] + 16) make_distinct(op.src);
+  }
+  for (sched::Rank from = 0; from < peers.size(); ++from) {
+    if (peers[from].empty()) continue;
+    make_distinct(from);
+    topo::RouteCache routes(topology);  // one source's routes at a time
+    for (sched::Rank t : peers[from]) add_route(routes, from, t);
+    std::vector<sched::Rank>().swap(peers[from]);
+  }
+}
+
+// The fabric as the closed forms see it: the slowest route among those the run uses inside a host
+// (slowest_routes), whether a GPU reaches its peers through one port (a switch) or through a link per
+// peer, and, when the ranks span hosts, the slowest route between hosts and how many of the first
+// host's ranks share one link on their way to the next host (its L on --nodes K: one uplink per
+// host). `topology` is the one the run uses (bandwidths after the protocol's efficiency); a step also
+// pays the protocol's step latency for the route's class. On a uniform fabric every route is alike
+// and this is the route between any two ranks; with one slow link the forms see that link.
 algo::AlphaBeta fabric_alpha_beta(const topo::Topology& topology, std::span<const topo::NodeId> ranks,
-                                  const algo::Request& request, const sim::CostSettings& costs) {
-  if (ranks.size() < 2) return {};
+                                  const algo::Request& request, const sched::Schedule& schedule,
+                                  const sim::CostSettings& costs) {
+  if (ranks.size() < 2 || request.nranks < 2) return {};
   topo::RouteCache routes(topology);
   const topo::Route& r = routes.get(ranks[0], ranks[1]);
   std::size_t ports = 0;
   for (const auto& l : topology.links()) ports += l.from == ranks[0] ? 1 : 0;
-  const Time step = costs.step_latency[static_cast<std::size_t>(sim::route_class(topology, r.links))];
+  SlowestRoute intra, inter;
+  slowest_routes(topology, ranks, request.nranks, schedule, request.hosts, costs, intra, inter);
   // One port is shared by all peers only when it leads to a switch; two GPUs joined by one link
   // (fully connected, N = 2) have a link per peer.
-  algo::AlphaBeta fabric{r.latency + step, r.bottleneck, ports == 1 && r.links.size() != 1};
+  algo::AlphaBeta fabric{intra.alpha, intra.bandwidth.value_or(r.bottleneck), ports == 1 && r.links.size() != 1};
   // One link per peer only when rank 0 reaches every other rank in one hop (fully connected).
   for (std::size_t q = 1; q < ranks.size() && ports != 1 && !fabric.neighbours_only; ++q)
     fabric.neighbours_only = routes.get(ranks[0], ranks[q]).links.size() != 1;
   const auto& hosts = request.hosts;
   std::size_t local = 0;  // ranks on the first host, consecutive from rank 0
   while (local < hosts.size() && hosts[local] == hosts[0]) ++local;
-  if (local == 0 || local >= hosts.size() || 2 * local > ranks.size()) return fabric;
-  const topo::Route& net = routes.get(ranks[0], ranks[local]);
+  if (local == 0 || local >= hosts.size() || 2 * local > ranks.size() || !inter.bandwidth) return fabric;
   std::map<topo::LinkId, std::uint32_t> users;
   std::uint32_t sharing = 1;
   for (std::size_t l = 0; l < local; ++l)
     for (topo::LinkId id : routes.get(ranks[l], ranks[local + l]).links) sharing = std::max(sharing, ++users[id]);
-  const Time net_step = costs.step_latency[static_cast<std::size_t>(sim::route_class(topology, net.links))];
-  fabric.inter_host = algo::HostNetwork{net.latency + net_step, net.bottleneck, sharing};
+  fabric.inter_host = algo::HostNetwork{inter.alpha, *inter.bandwidth, sharing};
   return fabric;
 }
 
@@ -226,7 +293,7 @@ Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::s
   if (plan.request)
     if (const auto form = algo::closed_form_time(
             plan.schedule.algorithm, *plan.request,
-            fabric_alpha_beta(run_topology, plan.rank_to_node, *plan.request, fidelity.costs)))
+            fabric_alpha_beta(run_topology, plan.rank_to_node, *plan.request, plan.schedule, fidelity.costs)))
       summary.closed_form = checked_add(*form, *form > Time{0} ? fidelity.costs.base_latency : Time{0});
   summary.protocol = fidelity.protocol ? std::string(topo::protocol_name(*fidelity.protocol)) : "none";
   summary.protocol_source = fidelity.protocol_auto

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "topologies/model_params.hpp"
+
 namespace collsim::topo {
 
 void write_dot(const Topology& t, std::ostream& out) {
@@ -44,6 +46,7 @@ std::string normalized_json(const Topology& t) {
     nlohmann::ordered_json jn{{"id", n.id}, {"type", node_type_name(n.type)}};
     if (!n.model.empty()) jn["model"] = n.model;
     if (!n.host.empty()) jn["host"] = n.host;
+    if (n.reduce_bandwidth.bits_per_s != 0) jn["reduce_bandwidth"] = fmt::format("{}b/s", n.reduce_bandwidth.bits_per_s);
     nodes.push_back(std::move(jn));
   }
   auto& links = j["links"] = nlohmann::ordered_json::array();
@@ -55,6 +58,13 @@ std::string normalized_json(const Topology& t) {
                      {"bandwidth", fmt::format("{}b/s", k.bandwidth.bits_per_s)},
                      {"latency", fmt::format("{}ps", k.latency.count())},
                      {"duplex", k.duplex == Duplex::Full ? "full" : "half"}});
+  }
+  // The model parameters (protocol, channels, efficiencies, ...) are part of the machine: without
+  // them the file would load as a different one. The parameter-file form, less its "format" key.
+  if (!t.params().empty()) {
+    auto params = nlohmann::ordered_json::parse(write_model_params_json(t.params()));
+    params.erase("format");
+    j["params"] = std::move(params);
   }
   return j.dump(2) + "\n";
 }

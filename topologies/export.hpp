@@ -15,8 +15,10 @@ namespace collsim::topo {
 void write_dot(const Topology& t, std::ostream& out);
 
 /// `t` in the topology file format, pretty-printed: name, description, nodes (id, type and, when
-/// set, model and host), links (from, to, type, bandwidth in exact bits/s "Nb/s", latency in exact
-/// picoseconds "Nps", duplex). Loading it gives the same topology; newline-terminated.
+/// set, model, host and reduce_bandwidth in exact bits/s), links (from, to, type, bandwidth in exact
+/// bits/s "Nb/s", latency in exact picoseconds "Nps", duplex), and the model parameters when it has
+/// any ("params", as write_model_params_json writes them). Loading it gives the same topology, which
+/// simulates to the same times; newline-terminated.
 std::string normalized_json(const Topology& t);
 
 }  // namespace collsim::topo

@@ -1,13 +1,12 @@
 #include "topologies/load_json.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "sim/io/text_file.hpp"
 #include "topologies/bundled.hpp"
 #include "topologies/json_reader.hpp"
 
@@ -100,12 +99,13 @@ Topology parse_topology_json(std::string_view text, std::string_view where, std:
 }
 
 Topology load_topology_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw TopologyError(fmt::format("{}: cannot open the topology file", path.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw TopologyError(fmt::format("{}: cannot read the topology file", path.string()));
-  return parse_topology_json(text.str(), path.string(), path.stem().string());
+  std::string text;
+  try {
+    text = io::read_text_file(path, "a topology JSON file");
+  } catch (const io::FileReadError& e) {
+    throw TopologyError(e.what());
+  }
+  return parse_topology_json(text, path.string(), path.stem().string());
 }
 
 std::span<const std::string_view> bundled_topology_names() {
@@ -127,8 +127,10 @@ Topology load_topology(std::string_view spec) {
     if (b.name == name) return parse_topology_json(b.text, fmt::format("bundled:{}", b.name), std::string(b.name));
   std::string list;
   for (auto n : bundled_topology_names()) list += (list.empty() ? "" : ", ") + std::string(n);
+  // A directory gets the message of every file reader (sim/io/text_file.hpp): load_topology_file throws it.
+  if (std::filesystem::is_directory(path, ec)) return load_topology_file(path);
   if (std::filesystem::exists(path, ec))
-    throw TopologyError(fmt::format("{}: not a regular file, expected a topology JSON file", spec));
+    throw TopologyError(fmt::format("{} is not a regular file; expected a topology JSON file", spec));
   throw TopologyError(fmt::format("topology \"{}\": no such file, and not a bundled topology (bundled: {})", spec, list));
 }
 

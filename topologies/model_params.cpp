@@ -1,9 +1,8 @@
 #include "topologies/model_params.hpp"
 
 #include <cctype>
-#include <fstream>
-#include <sstream>
 
+#include "sim/io/text_file.hpp"
 #include "topologies/json_reader.hpp"
 #include "topologies/nccl_tuning.hpp"
 #include "topologies/topology.hpp"
@@ -184,12 +183,13 @@ ModelParams parse_model_params_file(std::string_view text, std::string_view wher
 }
 
 ModelParams load_model_params_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw TopologyError(fmt::format("{}: cannot open the parameter file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw TopologyError(fmt::format("{}: cannot read the parameter file", path));
-  return parse_model_params_file(text.str(), path);
+  std::string text;
+  try {
+    text = io::read_text_file(path, fmt::format("a parameter JSON file (\"format\": \"{}\")", kFormat));
+  } catch (const io::FileReadError& e) {
+    throw TopologyError(e.what());
+  }
+  return parse_model_params_file(text, path);
 }
 
 std::string write_model_params_json(const ModelParams& p) {

@@ -13,6 +13,8 @@
 #include <boost/property_map/function_property_map.hpp>
 #include <fmt/format.h>
 
+#include "sim/units/saturate.hpp"
+
 namespace collsim::topo {
 namespace {
 
@@ -138,7 +140,8 @@ Topology Topology::with_bandwidth_factors(const PerClass<double>& factor) const 
   for (std::size_t i = 0; i + 1 < links_.size(); i += 2) {
     const Link& l = links_[i];  // link i of the spec became directed links 2i and 2i+1
     const double bits = static_cast<double>(l.bandwidth.bits_per_s) * factor[static_cast<std::size_t>(link_class(l.type))];
-    const auto scaled = static_cast<std::uint64_t>(std::max(1.0, std::round(bits)));
+    // 2^64 - 1 b/s times 1 is 2^64 as a double, past a Bandwidth: clamp instead of converting out of range.
+    const auto scaled = saturating_cast<std::uint64_t>(std::max(1.0, std::round(bits)));
     specs.push_back(LinkSpec{l.from, l.to, l.type, Bandwidth{scaled}, l.latency, l.duplex});
   }
   Topology copy(name_, description_, nodes_, std::move(specs), name_);

@@ -3,14 +3,17 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
+#include "sim/io/text_file.hpp"
+
 namespace collsim::validation {
 namespace {
+
+// The most ranks a log may say it ran on: as many as `--gpus` generates (2^20), far above any machine
+// nccl-tests has run on, and within the 32 bits a rank count has.
+constexpr std::uint64_t kMaxLogRanks = std::uint64_t{1} << 20;
 
 std::vector<std::string_view> split_words(std::string_view s) {
   std::vector<std::string_view> words;
@@ -195,7 +198,12 @@ class Reader {
     const auto gpus = words.size() > 3 && words[2] == "nGpus" ? to_number<std::uint32_t>(words[3]) : std::nullopt;
     if (!threads || !gpus || *threads == 0 || *gpus == 0)
       fail(line_, quote_field(join(words)), "\"nThread T nGpus G ...\" with whole numbers T, G >= 1");
-    threads_gpus_ = *threads * *gpus;
+    // In 64 bits: two 32-bit factors cannot overflow it (in 32 they wrap, 65536 x 65536 to 0).
+    const std::uint64_t ranks = std::uint64_t{*threads} * *gpus;
+    if (ranks > kMaxLogRanks)
+      fail(line_, fmt::format("nThread {} x nGpus {} = {} ranks per process", *threads, *gpus, ranks),
+           fmt::format("at most {} ranks (nccl-tests runs a few threads of a few GPUs each)", kMaxLogRanks));
+    threads_gpus_ = static_cast<std::uint32_t>(ranks);
     threads_line_ = line_;
     full_header_ = true;
   }
@@ -206,6 +214,8 @@ class Reader {
     const auto rank = words.size() > 1 ? to_number<std::uint32_t>(words[1]) : std::nullopt;
     if (!rank || *rank != rank_lines_.size())
       fail(line_, quote_field(join(words)), fmt::format("\"Rank {} ... on HOST device D [BUS] NAME\"", rank_lines_.size()));
+    if (rank_lines_.size() >= kMaxLogRanks)
+      fail(line_, fmt::format("rank {}", *rank), fmt::format("at most {} ranks", kMaxLogRanks));
     rank_lines_.push_back(line_);
     const auto on = std::find(words.begin(), words.end(), "on");
     if (on != words.end() && on + 1 != words.end()) {
@@ -247,7 +257,7 @@ class Reader {
       r.root = to_number<std::int64_t>(words[l.root]);
       if (!r.root) fail(line_, fmt::format("{} in the root column", quote_field(words[l.root])), "a rank or -1");
     }
-    r.time_us = number(words[l.time], "time", "a time in microseconds, above 0", true);
+    r.time_us = time_number(words[l.time]);
     r.algbw_GBps = number(words[l.algbw], "algbw", "a bandwidth in GB/s, 0 or more", false);
     r.busbw_GBps = number(words[l.busbw], "busbw", "a bandwidth in GB/s, 0 or more", false);
     // nccl-tests prints algbw = size / time (src/common.cu); where the two disagree beyond print
@@ -258,6 +268,20 @@ class Reader {
       fail(line_, fmt::format("algbw {} GB/s", words[l.algbw]),
            fmt::format("size / time = {:.2f} GB/s, as nccl-tests computes it (a garbled number?)", algbw));
     log_.rows.push_back(std::move(r));
+  }
+
+  // The time column: a positive finite time that the simulated clock can hold. A time under half a
+  // picosecond (1e-310 us, a denormal) rounds to 0 ps and would make algbw infinite; one of 2^63 ps
+  // or more passes the clock's end (sim/units/units.hpp).
+  double time_number(std::string_view word) const {
+    constexpr std::string_view expected =
+        "a time in microseconds that rounds to at least 1 ps (0.0000005 us or more) and below 2^63 ps "
+        "(9223372036854.775807 us, the simulated clock's end)";
+    const double us = number(word, "time", expected, true);
+    const double ps = us * 1e6;
+    if (!(ps >= 0.5) || !(ps < 9223372036854775807.0))
+      fail(line_, fmt::format("{} in the time column", quote_field(word)), expected);
+    return us;
   }
 
   double number(std::string_view word, std::string_view column, std::string_view expected, bool positive) const {
@@ -294,15 +318,13 @@ NcclLog parse_nccl_log(std::string_view text, std::string file) {
 }
 
 NcclLog read_nccl_log(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw NcclLogError(fmt::format("{}: is a directory, expected an nccl-tests log file", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw NcclLogError(fmt::format("{}: cannot be read, expected an nccl-tests log file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw NcclLogError(fmt::format("{}: cannot be read, expected an nccl-tests log file", path));
-  return parse_nccl_log(text.str(), path);
+  std::string text;
+  try {
+    text = io::read_text_file(path, "an nccl-tests log file");
+  } catch (const io::FileReadError& e) {
+    throw NcclLogError(e.what());
+  }
+  return parse_nccl_log(text, path);
 }
 
 std::optional<sched::Collective> collective_of_test(std::string_view test) {

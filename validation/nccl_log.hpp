@@ -60,8 +60,9 @@ struct NcclLog {
 /// Reads a log from `text`; `file` names it in messages. Throws NcclLogError
 /// ("FILE:LINE: found ..., expected ...") for a garbled line, a row whose fields do not match the
 /// column header (or the first row), a row whose algbw is not size / time within print rounding (one of
-/// its numbers is garbled), a log with no rows, and a log with a header that ends before its
-/// footer (truncated). Lines "NCCL version ...", and NCCL's own "NCCL INFO"/"NCCL WARN" diagnostics,
+/// its numbers is garbled), a time that does not round to 1 ps .. 2^63 ps (the simulated clock's
+/// resolution and end; 1e-310 us, 0, inf), a header whose nThread × nGpus or "# Rank" lines pass 2^20
+/// ranks, a log with no rows, and a log with a header that ends before its footer (truncated). Lines "NCCL version ...", and NCCL's own "NCCL INFO"/"NCCL WARN" diagnostics,
 /// are skipped; a command line above the rows that runs an nccl-tests program ("... all_reduce_perf -b 8")
 /// names the program when no "# Collective test starting" line does.
 NcclLog parse_nccl_log(std::string_view text, std::string file);

@@ -3,10 +3,8 @@
 #include "sim/schedule/json_io.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <limits>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -15,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/io/text_file.hpp"
 #include "sim/json/strict_json.hpp"
 #include "sim/schedule/builder.hpp"
 #include "sim/schedule/explicit_deps.hpp"
@@ -282,15 +281,13 @@ Schedule parse_schedule_json(std::string_view text, std::string_view where) {
 }
 
 Schedule load_schedule_file(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw ScheduleFileError(fmt::format("{}: a directory, expected a schedule JSON file", path.string()));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ScheduleFileError(fmt::format("{}: cannot open the schedule file", path.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ScheduleFileError(fmt::format("{}: cannot read the schedule file", path.string()));
-  return parse_schedule_json(text.str(), path.string());
+  std::string text;
+  try {
+    text = io::read_text_file(path, fmt::format("a schedule JSON file (\"format\": \"{}\")", kScheduleFormat));
+  } catch (const io::FileReadError& e) {
+    throw ScheduleFileError(e.what());
+  }
+  return parse_schedule_json(text, path.string());
 }
 
 }  // namespace collsim::sched

@@ -56,3 +56,15 @@ TEST_CASE("dgx-h100-2node-ib400: two hosts of 8 H100, one 400 Gb/s NIC per GPU",
   for (const auto& l : ring["links"])
     if (l["type"] == "infiniband") CHECK(l["bandwidth_GBps"].get<double>() == 50.0);
 }
+
+TEST_CASE("dgx-a100-2node runs NCCL's 16 channels, so all-reduce crosses all 8 NICs of a node", "[topology][bundled][multi-node]") {
+  // NCCL's channel count for two DGX A100 (its file's description: 8 rings of 24 GB/s, one per HDR
+  // NIC, doubled by ncclTopoPostset). Each node's rings then leave through all 8 NIC paths, each
+  // min(31.5 GB/s PCIe Gen4 x16 x 0.76, 25 GB/s HDR) = 23.94 GB/s: busbw at most 8 x 23.94 = 191.5 GB/s
+  // (two DGX A100 measure about 190), and at least the 150 where one channel gave 23.9.
+  const auto ring = simulate_json({"dgx-a100-2node", "--size", "1G"});
+  CHECK(ring["channels"] == 16);
+  CHECK(ring["channels_source"] == "topology dgx-a100-2node");
+  CHECK(ring["busbw_GBps"].get<double>() >= 150.0);
+  CHECK(ring["busbw_GBps"].get<double>() <= 8 * 31.5 * 0.76 + 1e-9);
+}

@@ -135,7 +135,8 @@ TEST_CASE("bad topologies give one error line naming the file and exit 2", "[cli
   const auto bad_link = temp_file("bad_link.json", R"({"nodes":[{"id":"gpu0","type":"gpu"},{"id":"gpu1","type":"gpu"}],
     "links":[{"from":"gpu0","to":"gpu9","type":"nvlink","bandwidth":"1GB/s","latency":"1us"}]})");
   check_bad_input({"topo", bad_link}, "/links/0/to");
-  check_bad_input({"simulate", std::filesystem::temp_directory_path().string(), "--size", "1M"}, "not a regular file");
+  check_bad_input({"simulate", std::filesystem::temp_directory_path().string(), "--size", "1M"},
+                  std::filesystem::temp_directory_path().string() + " is a directory; expected a topology JSON file");
 }
 
 TEST_CASE("help exits 0", "[cli]") {
@@ -198,6 +199,32 @@ TEST_CASE("simulate: closed_form_us follows the fabric's port model", "[cli][clo
   CHECK(form("ring", "ring") == 10.4);
   CHECK(form("ring", "direct").is_null());
   CHECK(form("ring", "ps").is_null());
+}
+
+TEST_CASE("the closed form uses the slowest route between consecutive ranks, never below the lower bound",
+          "[cli][closed-form]") {
+  // Four GPUs on one switch, 100 GB/s and 1 us per link, but g2's link at 10 GB/s. S = 4 MB, P = S/N =
+  // 1 MB. By hand: lower bound 2(N-1)/N · S / B_inj = 1.5 · 4e6 B / 10 GB/s (g2 injects 10) = 600 us.
+  // Ring all-reduce crosses g2's link on 1 -> 2 and 2 -> 3: α = 2 us (two links), B = 10 GB/s, so
+  // 2(N-1)(α + P/B) = 6 · (2 + 100) = 612 us. Rank 0 -> 1 alone (100 GB/s) gave 6 · (2 + 10) = 72 us,
+  // 8x below the bound.
+  std::string links;
+  for (const char* g : {"g0", "g1", "g2", "g3"})
+    links += std::string(links.empty() ? "" : ",") + R"({"from": ")" + g + R"(", "to": "sw", "type": "nvlink", "bandwidth": ")" +
+             (std::string(g) == "g2" ? "10GB/s" : "100GB/s") + R"(", "latency": "1us"})";
+  const auto file = temp_file("slow_link.json", R"({"name": "slow-link", "nodes": [{"id": "g0", "type": "gpu"},
+      {"id": "g1", "type": "gpu"}, {"id": "g2", "type": "gpu"}, {"id": "g3", "type": "gpu"},
+      {"id": "sw", "type": "switch"}], "links": [)" + links + "]}");
+  const auto ring = simulate_json({file, "--size", "4MB"});
+  CHECK(ring["lower_bound_us"] == 600.0);
+  CHECK(ring["closed_form_us"] == 612.0);
+  CHECK(ring["closed_form_us"].get<double>() >= ring["lower_bound_us"].get<double>());
+  CHECK(ring["time_us"].get<double>() >= ring["lower_bound_us"].get<double>());
+  // Direct on one port: each rank's N-1 sends of P leave one after the other, twice (reduce-scatter,
+  // all-gather), over its pairs' slowest route (every pair with g2): 2(α + (N-1)·P/B) = 2 · (2 + 300) us.
+  const auto direct = simulate_json({file, "--size", "4MB", "--algorithm", "direct"});
+  CHECK(direct["closed_form_us"] == 604.0);
+  CHECK(direct["closed_form_us"].get<double>() >= direct["lower_bound_us"].get<double>());
 }
 
 TEST_CASE("collsim algorithms lists every registered algorithm with its formulas", "[cli][algorithms]") {

@@ -200,7 +200,10 @@ TEST_CASE("compare: other bad input exits 2 with one line", "[cli][compare][erro
   check_bad_input({"compare", l40s, "l40s-pcie", "--format", "xml"}, "--format: found \"xml\"");
   check_bad_input({"compare", l40s, "l40s-pcie", "--topology", "dgx-a100"}, "--topology: found \"dgx-a100\"");
   check_bad_input({"compare", l40s, "l40s-pcie", "--algorithm", "nope"}, "nope");
-  check_bad_input({"compare", "/nonexistent-collsim/run.txt", "dgx-a100"}, "/nonexistent-collsim/run.txt: cannot be read");
+  check_bad_input({"compare", "/nonexistent-collsim/run.txt", "dgx-a100"},
+                  "/nonexistent-collsim/run.txt cannot be read (No such file or directory); expected an nccl-tests log file");
+  check_bad_input({"compare", COLLSIM_SOURCE_DIR, "dgx-a100"},
+                  std::string(COLLSIM_SOURCE_DIR) + " is a directory; expected an nccl-tests log file");
   const std::string garbled = temp_file("garbled.txt", "1024 256 float sum -1 31.5 0.03 0.03 0 30.9 0.03 0.03 0\n"
                                                        "2048 512 float sum -1 3x.5 0.06 0.06 0 30.9 0.06 0.06 0\n");
   check_bad_input({"compare", garbled, "dgx-a100", "--ranks", "8", "--collective", "allreduce"},

@@ -172,7 +172,12 @@ TEST_CASE("simulate --schedule errors: flags the file replaces, topologies too s
                         "and size from the file");
   check_bad_input({"simulate", "--schedule", good, "--gpus", "2", "--fabric", "ring"},
                   "--schedule: " + good + " has 3 ranks, but topology ring-2gpu has only 2 GPUs");
-  check_bad_input({"simulate", "--schedule", (dir / "none.json").string()}, "none.json: cannot open the schedule file");
+  check_bad_input({"simulate", "--schedule", (dir / "none.json").string()},
+                  "--schedule: " + (dir / "none.json").string() + " cannot be read (No such file or directory); "
+                  "expected a schedule JSON file");
+  // A directory is named as one, not read as empty text ("unexpected end of input").
+  check_bad_input({"simulate", "--schedule", dir.string()},
+                  "--schedule: " + dir.string() + " is a directory; expected a schedule JSON file");
   check_bad_input({"simulate", "--schedule", "-"}, "--schedule: found \"-\", expected a file");
 
   // A chunk never reduced: without rank 2's step-2 send, rank 0's chunk 0 keeps only A0.

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cli/cli_harness.hpp"
+#include "topologies/load_json.hpp"
 
 using collsim::testing::check_bad_input;
 using collsim::testing::scratch_dir;
@@ -145,6 +146,41 @@ TEST_CASE("topo --format json is the normalised topology, which loads back to it
   // dgx-a100: 300 GB/s per direction = 2.4e12 b/s, 300 ns per link (its file's description).
   CHECK(j["links"][0]["bandwidth"] == "2400000000000b/s");
   CHECK(j["links"][0]["latency"] == "300000ps");
+}
+
+TEST_CASE("topo --format json keeps the model parameters: every bundled machine simulates the same reloaded",
+          "[cli][topo]") {
+  // The expected output is the bundled machine's own: the normalised file must be the same machine.
+  // dgx-a100's params set protocol auto, 24 channels and an NVLink efficiency of 0.8 (its file);
+  // without them it loaded as an ideal one-channel machine, 20 % faster.
+  const auto dgx = nlohmann::json::parse(run_collsim({"topo", "dgx-a100", "--format", "json"}).out);
+  CHECK(dgx["params"]["protocol"] == "auto");
+  CHECK(dgx["params"]["channels"] == 24);
+  CHECK(dgx["params"]["link_efficiency"]["nvlink"] == 0.8);
+  for (const std::string_view bundled_name : collsim::topo::bundled_topology_names()) {
+    const std::string name(bundled_name);
+    INFO(name);
+    const auto json = run_collsim({"topo", name, "--format", "json"});
+    REQUIRE(json.code == 0);
+    const auto file = (scratch_dir("topo_params_" + name) / (name + ".json")).string();
+    std::ofstream(file) << json.out;
+    for (const std::string size : {"8", "1M"}) {
+      INFO(size);
+      const auto bundled = run_collsim({"simulate", name, "--size", size});
+      const auto reloaded = run_collsim({"simulate", file, "--size", size});
+      REQUIRE(bundled.code == 0);
+      CHECK(reloaded.out == bundled.out);  // byte-identical: same name, same parameters, same times
+    }
+  }
+  // A GPU's own reduction bandwidth is kept too: 50 GB/s = 4e11 b/s.
+  const auto dir = scratch_dir("topo_reduce_bw");
+  std::ofstream(dir / "two.json") << R"({"nodes": [{"id": "g0", "type": "gpu", "reduce_bandwidth": "50GB/s"},
+      {"id": "g1", "type": "gpu"}],
+      "links": [{"from": "g0", "to": "g1", "type": "nvlink", "bandwidth": "100GB/s", "latency": "1us"}]})";
+  const auto two = nlohmann::json::parse(run_collsim({"topo", (dir / "two.json").string(), "--format", "json"}).out);
+  CHECK(two["nodes"][0]["reduce_bandwidth"] == "400000000000b/s");
+  CHECK_FALSE(two["nodes"][1].contains("reduce_bandwidth"));
+  CHECK_FALSE(two.contains("params"));
 }
 
 TEST_CASE("output files: a FIFO is written through, a symlink's target replaced with the link kept", "[cli][output]") {

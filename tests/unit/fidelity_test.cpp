@@ -245,6 +245,12 @@ TEST_CASE("parameter files round-trip and bad ones are one-line errors with the 
       "/step_latency/ring/nvlink/fast: unknown key");
   bad(R"({"format": "collsim-params-1", "protocol": "ll64"})", "/protocol: found \"ll64\"");
   bad(R"({"channels": 2})", "missing key \"format\"");
+  // A directory is named as one, not read as empty JSON ("unexpected end of input").
+  const auto dir = testing::scratch_dir("fidelity_params_dir").string();
+  check_bad_input({"simulate", "--size", "1M", "--params", dir},
+                  "--params: " + dir + " is a directory; expected a parameter JSON file");
+  check_bad_input({"simulate", "--size", "1M", "--params", dir + "/none.json"},
+                  "--params: " + dir + "/none.json cannot be read (No such file or directory)");
   const auto flag = run_collsim({"simulate", "--size", "1M", "--protocol", "fast"});
   CHECK(flag.code == 2);
   CHECK_THAT(flag.err, Catch::Contains("--protocol: found \"fast\""));
@@ -272,6 +278,39 @@ TEST_CASE("NCCL's formula by hand: ring all-reduce on 8 NVLink GPUs", "[fidelity
   in.family = topo::AlgoFamily::Tree;
   in.collective = sched::Collective::AllGather;
   CHECK_FALSE(sim::nccl_formula_time(in, none));  // NCCL's tree only does all-reduce
+}
+
+TEST_CASE("NCCL's formula saturates at the clock's end, and auto never picks a saturated protocol", "[fidelity][errors]") {
+  // The case of the hand test above (8 ranks, busbw 240 GB/s, 1 GiB) with a legal LL efficiency of
+  // 1e-12: by hand, LL's algbw is 240e-12 · 8/14 = 1.371e-10 GB/s and its time 1073741824 / (1000 ·
+  // 1.371e-10) us = 7.8e15 us = 7.8e21 ps, far past 2^63 ps = 9.2e18. Converted with a plain cast
+  // that is undefined (on x86 it gave INT64_MIN, which looked fastest, so auto picked LL).
+  sim::NcclFormulaInput in;
+  in.ranks = 8;
+  in.size = Bytes{1} << 30;
+  in.bus_bandwidth = Bandwidth{240'000'000'000ull * 8};
+  in.protocol = topo::Protocol::LL;
+  topo::ModelParams tiny;
+  tiny.protocol_efficiency[static_cast<std::size_t>(topo::Protocol::LL)] = 1e-12;
+  CHECK(sim::nccl_formula_time(in, tiny) == Time::max());
+  CHECK(sim::nccl_pick_protocol(in, tiny, true) == topo::Protocol::Simple);  // as without the file
+  // At 8 B LL wins without the file (the hand test above); at 1e-12 its 8 B take 8 / (1000 ·
+  // 1.371e-10) us = 5.8e7 us, on the clock but slower than LL128's 14 + 14 · 1.9 = 40.6 us and
+  // Simple's 8.4 + 14 · 3.4 = 56 us (baseLat and NVLink hwLat, nccl_tuning.hpp).
+  in.size = 8;
+  CHECK(sim::nccl_pick_protocol(in, tiny, true) == topo::Protocol::LL128);
+  CHECK(sim::nccl_pick_protocol(in, tiny, false) == topo::Protocol::Simple);
+  // Every protocol saturated: Simple (documented), whose simulation then says the clock overflowed.
+  in.size = Bytes{1} << 62;
+  for (std::size_t p = 0; p < topo::kProtocols; ++p) tiny.protocol_efficiency[p] = 1e-12;
+  CHECK(sim::nccl_pick_protocol(in, tiny, true) == topo::Protocol::Simple);
+
+  // Through the command line: the issue's params file at --size 1G picks Simple, as dgx-a100 does
+  // without it (the layering test above), instead of failing with "passes the clock's end".
+  const std::string file = temp_file("fidelity_ll_tiny.json", R"({"format": "collsim-params-1", "protocol_efficiency": {"ll": 1e-12}})");
+  const auto j = simulate_json({"dgx-a100", "--size", "1G", "--params", file});
+  CHECK(j["protocol"] == "simple");
+  CHECK(j["time_ps"] == simulate_json({"dgx-a100", "--size", "1G"})["time_ps"]);
 }
 
 TEST_CASE("simulate --model prints a second opinion in table, json and csv", "[fidelity][cli]") {
@@ -309,10 +348,17 @@ TEST_CASE("bundled topologies: never below the bandwidth lower bound, busbw neve
           line = l["bandwidth_GBps"].get<double>();
         }
       if (type == "infiniband") {
-        const std::string host = to.substr(0, to.find('-') + 1);  // "n0-"
+        // The host side is the NIC ("n0-nic3"), the other the switch; either direction of the cut.
+        const bool out_of_host = from.find("-nic") != std::string::npos;
+        const std::string& nic = out_of_host ? from : to;
+        const std::string& sw = out_of_host ? to : from;
+        const std::string host = nic.substr(0, nic.find('-') + 1);  // "n0-"
         line = 0;
-        for (const auto& l : j["links"])
-          if (l["from"] == from && l["to"].get<std::string>().rfind(host, 0) == 0) line += l["bandwidth_GBps"].get<double>();
+        for (const auto& l : j["links"]) {
+          const std::string f = l["from"], t = l["to"];
+          if (out_of_host ? (t == sw && f.rfind(host, 0) == 0) : (f == sw && t.rfind(host, 0) == 0))
+            line += l["bandwidth_GBps"].get<double>();
+        }
       }
       CHECK(j["busbw_GBps"].get<double>() <= line);
     }

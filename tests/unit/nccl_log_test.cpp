@@ -227,6 +227,51 @@ TEST_CASE("garbled logs are rejected with the file, the line, what was found and
   rejects(first_lines(text, 12), "log.txt:12: found the end of the log, expected result rows");
 }
 
+TEST_CASE("a time that the clock cannot hold is rejected, not printed as inf", "[nccl-log][errors]") {
+  const std::string text = fixture_text("l40s_2gpu_ring.txt");
+  const std::string expected = "expected a time in microseconds that rounds to at least 1 ps";
+  // Line 20 is the 256-byte row. 1e-310 us is a denormal double, 1e-304 ps: it rounds to 0 ps and
+  // 256 B over it is an infinite algbw, which the algbw check (inf vs inf) cannot catch.
+  for (const std::string time : {"1e-310", "4e-7", "1e13", "inf", "nan"}) {
+    INFO(time);
+    const std::string row = "         256            64     float     sum      -1    " + time +
+                            "    0.03    0.03       0     8.94    0.03    0.03       0";
+    CHECK_THROWS_WITH(parse_nccl_log(with_line(text, 20, row), "log.txt"),
+                      Contains("log.txt:20: found \"" + time + "\" in the time column, " + expected));
+  }
+  // The bounds themselves, from the clock: 0.5 ps rounds up to 1 ps (here 5e-7 us; algbw 256 B /
+  // 0.5 ps = 256 / (5e-7 * 1e3) = 512000 GB/s, so the row says so); 9.2e12 us = 9.2e18 ps is below
+  // 2^63 ps = 9.22e18 (algbw 2.8e-14 GB/s, printed 0.00).
+  const auto time_of_line_20 = [](const NcclLog& log) {
+    for (const auto& r : log.rows)
+      if (r.line == 20) return r.time_us;
+    return -1.0;
+  };
+  CHECK(time_of_line_20(parse_nccl_log(
+            with_line(text, 20, "256 64 float sum -1 5e-7 512000 512000 0 8.94 0.03 0.03 0"), "log.txt")) == 5e-7);
+  CHECK(time_of_line_20(parse_nccl_log(
+            with_line(text, 20, "256 64 float sum -1 9.2e12 0.00 0.00 0 8.94 0.03 0.03 0"), "log.txt")) == 9.2e12);
+}
+
+TEST_CASE("nThread x nGpus is computed in 64 bits and absurd rank counts are rejected", "[nccl-log][errors]") {
+  const auto log_with = [](const std::string& thread_line) {
+    return thread_line + "\n"
+           "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+           "           8             2     float     sum      -1    20.26    0.00    0.00      0    17.74    0.00    0.00      0\n"
+           "# Avg bus bandwidth    : 0\n";
+  };
+  // 65536 x 65536 = 2^32 wrapped to 0 in 32 bits; 2 x 2147483649 = 2^32 + 2 wrapped to 2.
+  CHECK_THROWS_WITH(parse_nccl_log(log_with("# nThread 65536 nGpus 65536 minBytes 8"), "big.txt"),
+                    Contains("big.txt:1: found nThread 65536 x nGpus 65536 = 4294967296 ranks per process, expected "
+                             "at most 1048576 ranks"));
+  CHECK_THROWS_WITH(parse_nccl_log(log_with("# nThread 2 nGpus 2147483649 minBytes 8"), "big.txt"),
+                    Contains("big.txt:1: found nThread 2 x nGpus 2147483649 = 4294967298 ranks per process"));
+  // 2^20 itself (1024 x 1024) is accepted, one more thread's worth is not.
+  CHECK(parse_nccl_log(log_with("# nThread 1024 nGpus 1024"), "ok.txt").ranks == 1048576u);
+  CHECK_THROWS_WITH(parse_nccl_log(log_with("# nThread 1025 nGpus 1024"), "big.txt"),
+                    Contains("big.txt:1: found nThread 1025 x nGpus 1024 = 1049600 ranks per process"));
+}
+
 TEST_CASE("truncated logs are rejected at the line where they end", "[nccl-log][errors]") {
   const std::string text = fixture_text("l40s_4gpu_ring.txt");
   // Cut at a line boundary after 10 rows (lines 15..24): the header promised a footer.
@@ -243,7 +288,7 @@ TEST_CASE("truncated logs are rejected at the line where they end", "[nccl-log][
 
 TEST_CASE("unreadable log files name the file", "[nccl-log][errors]") {
   CHECK_THROWS_WITH(read_nccl_log("/nonexistent-collsim/run.txt"),
-                    Contains("/nonexistent-collsim/run.txt: cannot be read"));
+                    Contains("/nonexistent-collsim/run.txt cannot be read (No such file or directory); expected an nccl-tests log file"));
   CHECK_THROWS_WITH(read_nccl_log(COLLSIM_SOURCE_DIR), Contains("is a directory"));
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sim/units/int128.hpp"
+#include "sim/units/saturate.hpp"
 #include "sim/units/units.hpp"
 
 using collsim::Bandwidth;
@@ -309,4 +310,33 @@ TEST_CASE("bandwidth_from_bytes_per_s and latency_from_seconds", "[units][number
     INFO("seconds " << bad);
     CHECK_THROWS_AS(latency_from_seconds(bad), UnitError);
   }
+}
+
+TEST_CASE("saturating conversions clamp out-of-range and NaN doubles instead of overflowing", "[units][saturate]") {
+  using collsim::saturating_cast;
+  constexpr auto i64max = std::numeric_limits<std::int64_t>::max();
+  constexpr auto i64min = std::numeric_limits<std::int64_t>::min();
+  // In range: truncation toward zero, as static_cast.
+  CHECK(saturating_cast<std::int64_t>(1.9) == 1);
+  CHECK(saturating_cast<std::int64_t>(-1.9) == -1);
+  // 2^63 - 1024 is the largest double below 2^63 (53-bit mantissa): it fits; 2^63 itself does not.
+  CHECK(saturating_cast<std::int64_t>(9223372036854774784.0) == 9223372036854774784);
+  CHECK(saturating_cast<std::int64_t>(9223372036854775808.0) == i64max);
+  CHECK(saturating_cast<std::int64_t>(1e300) == i64max);
+  CHECK(saturating_cast<std::int64_t>(std::numeric_limits<double>::infinity()) == i64max);
+  CHECK(saturating_cast<std::int64_t>(-std::numeric_limits<double>::infinity()) == i64min);
+  CHECK(saturating_cast<std::int64_t>(-1e300) == i64min);
+  CHECK(saturating_cast<std::int64_t>(std::nan("")) == i64max);
+  // Unsigned: double(2^64 - 1) is 2^64, one past the range.
+  CHECK(saturating_cast<std::uint64_t>(static_cast<double>(std::numeric_limits<std::uint64_t>::max())) ==
+        std::numeric_limits<std::uint64_t>::max());
+  CHECK(saturating_cast<std::uint64_t>(-5.0) == 0);
+  CHECK(saturating_cast<std::uint32_t>(4294967295.0) == 4294967295u);
+  CHECK(saturating_cast<std::uint32_t>(4294967296.0) == 4294967295u);
+  // Picoseconds: rounded up (or to nearest), the clock's end past 2^63 ps.
+  CHECK(collsim::saturating_ceil_ps(1.2) == Time{2});
+  CHECK(collsim::saturating_round_ps(1.2) == Time{1});
+  CHECK(collsim::saturating_ceil_ps(1e22) == Time::max());
+  CHECK(collsim::time_saturated(collsim::saturating_ceil_ps(std::nan(""))));
+  CHECK_FALSE(collsim::time_saturated(collsim::saturating_ceil_ps(9.2e18)));
 }

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/units/saturate.hpp"
+
 namespace collsim::cuda {
 namespace {
 
@@ -41,8 +43,10 @@ std::string detect_topology_json(const Probe& probe, std::uint32_t ranks_per_gpu
   if (ranks_per_gpu > 1 || count == 1) {
     const std::uint32_t ranks = ranks_per_gpu * count;
     const CopyMeasure m = measure_copy(0, static_cast<int>(ranks_per_gpu), std::uint64_t{64} << 20);
-    const auto rate = static_cast<std::uint64_t>(m.bytes_per_s);
-    const auto latency_ps = static_cast<std::uint64_t>(m.latency_s * 1e12);
+    // Measured doubles (NaN or huge when a copy misbehaves) clamp instead of converting out of range;
+    // the loader then refuses a rate of 0.
+    const auto rate = saturating_cast<std::uint64_t>(m.bytes_per_s);
+    const auto latency_ps = saturating_cast<std::uint64_t>(m.latency_s * 1e12);
     return virtual_gpu_topology_json(
         ranks, rate, latency_ps, "detected",
         fmt::format("Detected: {} virtual GPUs, {} per {} (compute capability {}.{}). Each link has the copy rate "

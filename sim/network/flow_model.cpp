@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "sim/units/saturate.hpp"
+
 namespace collsim::net {
 namespace {
 // Tokens: bits 0..1 = kind (0: end of transmission, 1: arrival, 2: ends due together); an end
@@ -320,8 +322,10 @@ void FlowModel::flush(WakeQueue& queue) {
         key = f.joined;
       } else {
         // bits_left was brought to `now` by collect() (or just set): the rate is the class's last.
-        const double ps = std::ceil(g.bits_left[i] / g.rate * 1e12);
-        at = ps >= 9.2e18 ? Time::max() : checked_add(now, Time{static_cast<std::int64_t>(ps)});
+        // Nothing left ends now, whatever the rate (0 / 0 would be NaN); a time past the clock
+        // saturates to Time::max() (sim/units/saturate.hpp) instead of a wrapped conversion.
+        const Time left = g.bits_left[i] <= 0 ? Time{0} : saturating_ceil_ps(g.bits_left[i] / g.rate * 1e12);
+        at = time_saturated(left) ? Time::max() : checked_add(now, left);
       }
       ++f.version;
       wakes_.push_back(Wake{key, at, f.id, slot, f.version & kVersionMask});

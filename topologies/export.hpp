@@ -14,9 +14,10 @@ namespace collsim::topo {
 /// labelled "TYPE\nBANDWIDTH" per direction (and "half duplex" where it is).
 void write_dot(const Topology& t, std::ostream& out);
 
-/// `t` in the topology file format, pretty-printed: name, description, nodes (id, type and, when
-/// set, model and host), links (from, to, type, bandwidth in exact bits/s "Nb/s", latency in exact
-/// picoseconds "Nps", duplex). Loading it gives the same topology; newline-terminated.
+/// `t` in the topology file format, pretty-printed: name, description (when not empty), nodes (id,
+/// type and, when set, model, host and reduce_bandwidth), links (from, to, type, bandwidth in exact
+/// bits/s "Nb/s", latency in exact picoseconds "Nps", duplex). Loading it gives the same topology;
+/// newline-terminated.
 std::string normalized_json(const Topology& t);
 
 }  // namespace collsim::topo

@@ -186,7 +186,10 @@ std::vector<LinkId> Topology::shortest_route(NodeId from, NodeId to) const {
           .distance_compare(std::less<Cost>())
           .distance_combine([inf](const Cost& a, const Cost& b) {
             if (a == inf || b == inf) return inf;
-            return Cost{a.first + b.first, a.second + b.second};
+            // Latencies are not negative, but two of up to 2^63-1 ps overflow: the sum saturates,
+            // so such a route counts as the slowest instead of wrapping to a fast one.
+            const std::int64_t latency = b.second > inf.second - a.second ? inf.second : a.second + b.second;
+            return Cost{a.first + b.first, latency};
           })
           .distance_inf(inf)
           .distance_zero(Cost{0, 0}));

@@ -502,6 +502,20 @@ TEST_CASE("routes prefer fewest hops, then least latency", "[topology][routes]")
   CHECK(r2.bottleneck == Bandwidth{GBps(5)});
 }
 
+// Found by tests/fuzz/topology_fuzz (tests/fuzz/regressions/topology/latency-sum-overflow.json): the
+// search summed latencies in 64 bits, so two hops of 5e6 s wrapped to a negative, fastest route.
+TEST_CASE("routes whose latencies sum past 2^63 ps count as the slowest", "[topology][routes]") {
+  const Topology t = parse(doc(R"([{"id": "a", "type": "gpu"}, {"id": "b", "type": "gpu"},
+                                   {"id": "c", "type": "switch"}, {"id": "d", "type": "switch"}])",
+                               R"([{"from": "a", "to": "c", "type": "nvlink", "bandwidth": "1GB/s", "latency": "5000000s"},
+                                   {"from": "c", "to": "b", "type": "nvlink", "bandwidth": "1GB/s", "latency": "5000000s"},
+                                   {"from": "a", "to": "d", "type": "nvlink", "bandwidth": "1GB/s", "latency": "1ns"},
+                                   {"from": "d", "to": "b", "type": "nvlink", "bandwidth": "1GB/s", "latency": "1ns"}])"));
+  CHECK(labels(t, t.shortest_route(node_id(t, "a"), node_id(t, "b"))) == std::vector<std::string>{"a->d", "d->b"});
+  collsim::topo::RouteCache cache(t);
+  CHECK(cache.get(node_id(t, "b"), node_id(t, "a")).latency == Time{2'000});
+}
+
 TEST_CASE("a node no GPU route reaches has no route", "[topology][routes]") {
   const Topology t = parse(doc(R"([{"id": "a", "type": "gpu"}, {"id": "b", "type": "gpu"}, {"id": "s", "type": "switch"}])",
                                "[" + std::string(kGoodLink) + "]"));

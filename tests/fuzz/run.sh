@@ -65,7 +65,10 @@ fuzz_one() {
   if [ "$name" = units ]; then
     mkdir -p "$dir/seeds"
     local i=0
-    while IFS= read -r line; do printf '%s' "$line" > "$dir/seeds/$((i++))"; done < "$root/tests/fuzz/corpus/units.txt"
+    while IFS= read -r line; do
+      printf '%s' "$line" > "$dir/seeds/$i"
+      i=$((i + 1))
+    done < "$root/tests/fuzz/corpus/units.txt"
     corpus+=("$dir/seeds")
   fi
   local flags=(-dict="$root/tests/fuzz/dict/${dicts[$name]}.dict" -artifact_prefix="$dir/" -timeout=10

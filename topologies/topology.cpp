@@ -137,8 +137,13 @@ Topology Topology::with_bandwidth_factors(const PerClass<double>& factor) const 
   specs.reserve(links_.size() / 2);
   for (std::size_t i = 0; i + 1 < links_.size(); i += 2) {
     const Link& l = links_[i];  // link i of the spec became directed links 2i and 2i+1
-    const double bits = static_cast<double>(l.bandwidth.bits_per_s) * factor[static_cast<std::size_t>(link_class(l.type))];
-    const auto scaled = static_cast<std::uint64_t>(std::max(1.0, std::round(bits)));
+    const double bits =
+        std::round(static_cast<double>(l.bandwidth.bits_per_s) * factor[static_cast<std::size_t>(link_class(l.type))]);
+    // The line rate when the product rounds to it or above: a factor of 1 keeps the exact rate, and
+    // near 2^64 b/s the double rounds up to 2^64, which converted to 64 bits is undefined.
+    const std::uint64_t scaled = bits >= static_cast<double>(l.bandwidth.bits_per_s)
+                                     ? l.bandwidth.bits_per_s
+                                     : static_cast<std::uint64_t>(std::max(1.0, bits));
     specs.push_back(LinkSpec{l.from, l.to, l.type, Bandwidth{scaled}, l.latency, l.duplex});
   }
   Topology copy(name_, description_, nodes_, std::move(specs), name_);

@@ -40,12 +40,14 @@ void write_dot(const Topology& t, std::ostream& out) {
 std::string normalized_json(const Topology& t) {
   nlohmann::ordered_json j;
   j["name"] = t.name();
-  j["description"] = t.description();
+  // The loader refuses an empty description (and reads a missing one as empty).
+  if (!t.description().empty()) j["description"] = t.description();
   auto& nodes = j["nodes"] = nlohmann::ordered_json::array();
   for (const Node& n : t.nodes()) {
     nlohmann::ordered_json jn{{"id", n.id}, {"type", node_type_name(n.type)}};
     if (!n.model.empty()) jn["model"] = n.model;
     if (!n.host.empty()) jn["host"] = n.host;
+    // 0 means "not given": the GPU's model then sets the rate (gpu_models.hpp).
     if (n.reduce_bandwidth.bits_per_s != 0) jn["reduce_bandwidth"] = fmt::format("{}b/s", n.reduce_bandwidth.bits_per_s);
     nodes.push_back(std::move(jn));
   }

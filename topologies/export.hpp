@@ -14,7 +14,7 @@ namespace collsim::topo {
 /// labelled "TYPE\nBANDWIDTH" per direction (and "half duplex" where it is).
 void write_dot(const Topology& t, std::ostream& out);
 
-/// `t` in the topology file format, pretty-printed: name, description, nodes (id, type and, when
+/// `t` in the topology file format, pretty-printed: name, description (when not empty), nodes (id, type and, when
 /// set, model, host and reduce_bandwidth in exact bits/s), links (from, to, type, bandwidth in exact
 /// bits/s "Nb/s", latency in exact picoseconds "Nps", duplex), and the model parameters when it has
 /// any ("params", as write_model_params_json writes them). Loading it gives the same topology, which

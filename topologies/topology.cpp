@@ -13,7 +13,6 @@
 #include <boost/property_map/function_property_map.hpp>
 #include <fmt/format.h>
 
-#include "sim/units/saturate.hpp"
 
 namespace collsim::topo {
 namespace {
@@ -139,9 +138,13 @@ Topology Topology::with_bandwidth_factors(const PerClass<double>& factor) const 
   specs.reserve(links_.size() / 2);
   for (std::size_t i = 0; i + 1 < links_.size(); i += 2) {
     const Link& l = links_[i];  // link i of the spec became directed links 2i and 2i+1
-    const double bits = static_cast<double>(l.bandwidth.bits_per_s) * factor[static_cast<std::size_t>(link_class(l.type))];
-    // 2^64 - 1 b/s times 1 is 2^64 as a double, past a Bandwidth: clamp instead of converting out of range.
-    const auto scaled = saturating_cast<std::uint64_t>(std::max(1.0, std::round(bits)));
+    const double bits =
+        std::round(static_cast<double>(l.bandwidth.bits_per_s) * factor[static_cast<std::size_t>(link_class(l.type))]);
+    // The line rate when the product rounds to it or above: a factor of 1 keeps the exact rate, and
+    // near 2^64 b/s the double rounds up to 2^64, which converted to 64 bits is undefined.
+    const std::uint64_t scaled = bits >= static_cast<double>(l.bandwidth.bits_per_s)
+                                     ? l.bandwidth.bits_per_s
+                                     : static_cast<std::uint64_t>(std::max(1.0, bits));
     specs.push_back(LinkSpec{l.from, l.to, l.type, Bandwidth{scaled}, l.latency, l.duplex});
   }
   Topology copy(name_, description_, nodes_, std::move(specs), name_);
@@ -189,7 +192,10 @@ std::vector<LinkId> Topology::shortest_route(NodeId from, NodeId to) const {
           .distance_compare(std::less<Cost>())
           .distance_combine([inf](const Cost& a, const Cost& b) {
             if (a == inf || b == inf) return inf;
-            return Cost{a.first + b.first, a.second + b.second};
+            // Latencies are not negative, but two of up to 2^63-1 ps overflow: the sum saturates,
+            // so such a route counts as the slowest instead of wrapping to a fast one.
+            const std::int64_t latency = b.second > inf.second - a.second ? inf.second : a.second + b.second;
+            return Cost{a.first + b.first, latency};
           })
           .distance_inf(inf)
           .distance_zero(Cost{0, 0}));

@@ -107,8 +107,9 @@ class Topology {
   /// Replaces them (the loader, once the topology is built; a calibration).
   void set_params(ModelParams params) { params_ = std::move(params); }
 
-  /// A copy whose links carry `factor(link)` times their bandwidth (at least 1 bit/s), with the
-  /// same nodes, link ids, latencies and routes: what a protocol's efficiency leaves of each link.
+  /// A copy whose links carry `factor(link)` times their bandwidth (at least 1 bit/s, at most the
+  /// line rate: factors are efficiencies in (0, 1]), with the same nodes, link ids, latencies and
+  /// routes: what a protocol's efficiency leaves of each link.
   [[nodiscard]] Topology with_bandwidth_factors(const PerClass<double>& factor) const;
 
   /// Sum of the bandwidths of the links leaving `node` (the injection bandwidth of a GPU). O(1).

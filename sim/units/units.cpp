@@ -231,10 +231,11 @@ Bandwidth parse_bandwidth(std::string_view text) {
                                 "optional prefix K, M, G, T (decimal) or Ki, Mi, Gi, Ti, e.g. {}",
                                 unit, text, example));
   const auto v = scale(d, *prefix * bits);
-  if (!v || v->first >= std::numeric_limits<std::uint64_t>::max())
+  // Round half up to the nearest bit per second, then check the range: checked before rounding,
+  // "18446744073709551614.5b/s" read as 2^64-1 b/s, a rate this parser refuses as text.
+  const u128 rounded = v ? v->first + (2 * v->second >= d.den ? 1 : 0) : 0;
+  if (!v || rounded >= std::numeric_limits<std::uint64_t>::max())
     throw UnitError(fmt::format("bandwidth \"{}\" is too large", text));
-  // Round half up to the nearest bit per second.
-  const u128 rounded = v->first + (2 * v->second >= d.den ? 1 : 0);
   if (rounded == 0)
     throw UnitError(v->first == 0 && v->second == 0
                         ? fmt::format("expected a positive bandwidth such as {}, found \"{}\"", example, text)

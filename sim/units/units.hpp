@@ -51,7 +51,8 @@ Time checked_add(Time a, Time b);
 Bytes parse_size(std::string_view text);
 
 /// Parses a bandwidth such as "300GB/s", "200Gb/s", "25 GBps", "400Gbps", "1.6Tb/s".
-/// The result is rounded to the nearest bit/s; zero, negative, NaN-like or missing units throw.
+/// The result is rounded to the nearest bit/s; zero, negative, NaN-like or missing units throw, and
+/// so do rates that round to 2^64-1 b/s or more.
 Bandwidth parse_bandwidth(std::string_view text);
 
 /// Parses a latency such as "700ns", "1.5us", "2ms", "0s", rounded to the nearest picosecond.

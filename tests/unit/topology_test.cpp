@@ -502,6 +502,35 @@ TEST_CASE("routes prefer fewest hops, then least latency", "[topology][routes]")
   CHECK(r2.bottleneck == Bandwidth{GBps(5)});
 }
 
+// Found by tests/fuzz/topology_fuzz (tests/fuzz/regressions/topology/latency-sum-overflow.json): the
+// search summed latencies in 64 bits, so two hops of 5e6 s wrapped to a negative, fastest route.
+TEST_CASE("routes whose latencies sum past 2^63 ps count as the slowest", "[topology][routes]") {
+  const Topology t = parse(doc(R"([{"id": "a", "type": "gpu"}, {"id": "b", "type": "gpu"},
+                                   {"id": "c", "type": "switch"}, {"id": "d", "type": "switch"}])",
+                               R"([{"from": "a", "to": "c", "type": "nvlink", "bandwidth": "1GB/s", "latency": "5000000s"},
+                                   {"from": "c", "to": "b", "type": "nvlink", "bandwidth": "1GB/s", "latency": "5000000s"},
+                                   {"from": "a", "to": "d", "type": "nvlink", "bandwidth": "1GB/s", "latency": "1ns"},
+                                   {"from": "d", "to": "b", "type": "nvlink", "bandwidth": "1GB/s", "latency": "1ns"}])"));
+  CHECK(labels(t, t.shortest_route(node_id(t, "a"), node_id(t, "b"))) == std::vector<std::string>{"a->d", "d->b"});
+  collsim::topo::RouteCache cache(t);
+  CHECK(cache.get(node_id(t, "b"), node_id(t, "a")).latency == Time{2'000});
+}
+
+// Found by tests/fuzz/topology_fuzz (tests/fuzz/regressions/topology/bandwidth-near-2-64.json): a
+// factor of 1 on a link of 2^64-2 b/s gave 2^64 as a double, and its conversion (undefined) gave 0.
+TEST_CASE("scaled bandwidths keep the line rate under a factor of 1, also near 2^64 b/s", "[topology][scaled]") {
+  const Topology t = parse(doc_with_link(
+      R"({"from": "a", "to": "b", "type": "nvlink", "bandwidth": "18446744073709551614b/s", "latency": "1ns"})"));
+  // NVLink-class links at 1, PCIe-class at 0.8 (so a simulation scales the topology).
+  const Topology full = t.with_bandwidth_factors({1.0, 0.8, 1.0});
+  CHECK(full.link(0).bandwidth == Bandwidth{18446744073709551614u});
+  CHECK(full.link(1).bandwidth == Bandwidth{18446744073709551614u});
+  const Topology half = t.with_bandwidth_factors({0.5, 1.0, 1.0});
+  CHECK(half.link(0).bandwidth == Bandwidth{9223372036854775808u});
+  const Topology tiny = t.with_bandwidth_factors({1e-300, 1.0, 1.0});
+  CHECK(tiny.link(0).bandwidth == Bandwidth{1});
+}
+
 TEST_CASE("a node no GPU route reaches has no route", "[topology][routes]") {
   const Topology t = parse(doc(R"([{"id": "a", "type": "gpu"}, {"id": "b", "type": "gpu"}, {"id": "s", "type": "switch"}])",
                                "[" + std::string(kGoodLink) + "]"));

@@ -124,6 +124,17 @@ TEST_CASE("parse_bandwidth: errors name the text found", "[units][bandwidth]") {
   CHECK_THROWS_WITH(parse_bandwidth("-1GB/s"), Catch::Contains("expected a positive bandwidth"));
 }
 
+// Found by tests/fuzz/units_fuzz (tests/fuzz/regressions/units/bandwidth-rounds-to-2-64-1): the range
+// was checked before rounding, so a rate just under 2^64-1 b/s read as 2^64-1, which format_bandwidth
+// then printed as text that parse_bandwidth refuses.
+TEST_CASE("parse_bandwidth: a rate that rounds to 2^64-1 b/s is too large, as 2^64-1 itself is", "[units][bandwidth]") {
+  using collsim::parse_bandwidth;
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  CHECK(parse_bandwidth("18446744073709551614.4b/s") == Bandwidth{kMax - 1});
+  CHECK_THROWS_WITH(parse_bandwidth("18446744073709551614.5b/s"), Catch::Contains("too large"));
+  CHECK_THROWS_WITH(parse_bandwidth("18446744073709551615b/s"), Catch::Contains("too large"));
+}
+
 TEST_CASE("parse_latency: ps, ns, us, µs, ms and s", "[units][latency]") {
   using collsim::parse_latency;
   CHECK(parse_latency("700ns") == Time{700 * 1'000});

@@ -68,6 +68,7 @@ void check_normalised(const Topology& t) {
                 a.latency == b.latency && a.duplex == b.duplex && a.resource == b.resource,
             "normalised JSON keeps every link");
   }
+  require(again.params() == t.params(), "normalised JSON keeps the model parameters");
   require(normalized_json(again) == once, "normalised JSON is a fixed point");
 }
 

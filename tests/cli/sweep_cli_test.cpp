@@ -15,6 +15,7 @@
 #include "reports/chart.hpp"
 #include "reports/csv.hpp"
 #include "tests/cli/cli_harness.hpp"
+#include "tools/partial_file.hpp"
 #include "tools/sweep_spec.hpp"
 
 using collsim::testing::check_bad_input;
@@ -300,4 +301,40 @@ TEST_CASE("contended dgx-a100 points keep the per-flow model's times to the pico
     INFO(fmt::format("{}", fmt::join(args, " ")));
     CHECK(simulate_json(args)["time_ps"].get<std::int64_t>() == time_ps);
   }
+}
+
+TEST_CASE("sweep -o - writes to standard output, as merge -o - and --save-schedule - do", "[cli][sweep]") {
+  const auto plain = run_collsim(kSmall);
+  REQUIRE(plain.code == 0);
+  const auto dash = run_collsim(with(kSmall, {"-o", "-"}));
+  INFO(dash.err);
+  CHECK(dash.code == 0);
+  CHECK(dash.out == plain.out);
+  CHECK_FALSE(std::filesystem::exists("-"));
+  CHECK_FALSE(std::filesystem::exists(".-.partial"));
+  check_bad_input(with(kSmall, {"-o", "-", "--resume"}), "--resume: needs -o FILE");
+}
+
+TEST_CASE("a sweep whose partial file another sweep holds is refused with exit 74, not told to delete it",
+          "[cli][sweep][resume]") {
+  const auto dir = scratch_dir("locked");
+  const auto out = dir / "out.csv";
+  const auto partial = dir / ".out.csv.partial";
+  {
+    // Held as a running sweep holds it (tools/partial_file.hpp); in this process the system names
+    // no pid (tests/tools/tool_tests.cpp checks the pid of another process).
+    const collsim::cli::PartialFile held(partial, out);
+    for (const bool resume : {false, true}) {
+      const auto r = run_collsim(with(kSmall, resume ? std::vector<std::string>{"-o", out.string(), "--resume"}
+                                                     : std::vector<std::string>{"-o", out.string()}));
+      CHECK(r.code == 74);
+      CHECK(r.out.empty());
+      CHECK(r.err == "collsim: error: -o: another sweep is writing " + out.string() + " (it holds the lock of " +
+                         partial.string() + "); expected it to finish first, or another -o FILE\n");
+    }
+    CHECK(read_file(partial).empty());  // left as its holder has it
+    CHECK_FALSE(std::filesystem::exists(out));
+  }
+  // Once it is released (the holder ended without writing a line), the file is an interrupted run.
+  check_bad_input(with(kSmall, {"-o", out.string()}), "holds an interrupted run");
 }

@@ -246,20 +246,30 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
     AlgorithmOptions flags = o.algorithm;
     flags.collective = std::string(sched::collective_name(j.algorithm->collective));
     flags.algorithm = std::string(j.algorithm->name);
-    Plan plan;
-    try {
-      plan = build_plan(*j.algorithm, t.topology, j.ranks, flags, j.size, validation::dtype_size(*dtype), fidelity,
-                        Ops::OnDemand);
-    } catch (const algo::AlgorithmError& e) {
-      return {true, e.what(), {}};
-    } catch (const UsageError& e) {  // e.g. --root beyond this row's ranks
-      return {true, e.what(), {}};
-    }
-    const Simulated run = simulate_plan(plan, t.topology, o.network);
     const reports::SweepRowContext context{mine[k], t.fabric, dtype_name, validation::dtype_size(*dtype)};
-    return {false, json ? reports::sweep_json_row(context, run.summary, t.topology)
-                        : reports::sweep_csv_row(context, run.summary, t.topology),
-            {}};
+    try {
+      Plan plan;
+      try {
+        plan = build_plan(*j.algorithm, t.topology, j.ranks, flags, j.size, validation::dtype_size(*dtype), fidelity,
+                          Ops::OnDemand);
+      } catch (const algo::AlgorithmError& e) {
+        return {true, e.what(), {}};
+      } catch (const UsageError& e) {  // e.g. --root beyond this row's ranks
+        return {true, e.what(), {}};
+      }
+      const Simulated run = simulate_plan(plan, t.topology, o.network);
+      return {false, json ? reports::sweep_json_row(context, run.summary, t.topology)
+                          : reports::sweep_csv_row(context, run.summary, t.topology),
+              {}};
+    } catch (const ClockOverflowError& e) {
+      // A valid row whose time does not fit the clock: reported in its row and on stderr, and the
+      // other rows run.
+      const reports::SweepRowIdentity id{t.topology.name(), o.network, j.ranks, sched::collective_name(j.algorithm->collective),
+                                         j.algorithm->name, j.size};
+      return {false, json ? reports::sweep_json_error_row(context, id, e.what()) : reports::sweep_csv_error_row(context, id, e.what()),
+              fmt::format("sweep row {} ({}, {} ranks, {} {}, {} bytes): not simulated: {}", mine[k], t.topology.name(),
+                          j.ranks, sched::collective_name(j.algorithm->collective), j.algorithm->name, j.size, e.what())};
+    }
   };
 
   SweepRunSpec spec;
@@ -292,6 +302,13 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
       throw UsageError(fmt::format("sweep: every row ({}) is one an algorithm cannot run, {}", report.skipped, first));
     err << fmt::format("collsim: sweep: skipped {} row(s) that an algorithm cannot run, {}\n", report.skipped, first);
   }
+  // Rows that could not be simulated: the first few named, then how many more.
+  constexpr std::size_t kNamedNotes = 10;
+  for (std::size_t n = 0; n < std::min(report.notes.size(), kNamedNotes); ++n)
+    err << "collsim: warning: " << report.notes[n].second << "; its result columns are empty and its error column says why\n";
+  if (report.notes.size() > kNamedNotes)
+    err << fmt::format("collsim: warning: sweep: {} more row(s) not simulated; their error column says why\n",
+                       report.notes.size() - kNamedNotes);
   if (report.signal > 0) {
     if (!spec.output)
       err << fmt::format("collsim: sweep stopped by signal {}; the first {} of {} rows are on standard output, and a "

@@ -131,7 +131,8 @@ bool chart_complete(std::string_view format, std::string_view tail) {
 }  // namespace
 
 Table parse_table(std::string_view csv) {
-  const auto records = split_csv_records(csv);
+  auto records = split_csv_records(csv);
+  std::erase_if(records, [](const std::string& r) { return r.starts_with("# collsim sweep shard="); });
   if (records.empty()) throw CsvError("found an empty file, expected a header row");
   Table t;
   t.columns = parse_csv_record(records.front());

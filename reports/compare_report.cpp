@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "reports/csv.hpp"
+
 namespace collsim::reports {
 namespace {
 
@@ -30,9 +32,17 @@ std::string render_compare_table(const CompareView& v) {
                                 ranks_text(v), v.algorithm, v.collective, v.topology, v.network);
   out += fmt::format("  {:>12}  {:>12}  {:>12}  {:>8}  {:>14}  {:>15}\n", "size (B)", "measured us", "predicted us",
                      "error %", "measured busbw", "predicted busbw");
-  for (const auto& r : v.rows)
+  for (const auto& r : v.rows) {
+    if (!r.error.empty()) {
+      out += fmt::format("  {:>12}  {:>12.2f}  {:>12}  {:>8}  {:>14.2f}  {:>15}\n", r.size, r.measured_us, "-", "-",
+                         r.measured_busbw_GBps, "-");
+      continue;
+    }
     out += fmt::format("  {:>12}  {:>12.2f}  {:>12.2f}  {:>+8.1f}  {:>14.2f}  {:>15}\n", r.size, r.measured_us,
                        to_us(r.predicted), r.error_pct, r.measured_busbw_GBps, opt_fixed(r.predicted_busbw_GBps, 2));
+  }
+  for (const auto& r : v.rows)
+    if (!r.error.empty()) out += fmt::format("  (line {}, {} bytes: not predicted: {})\n", r.line, r.size, r.error);
   out += fmt::format("\n  {:<12}  {:>5}  {:>16}  {:>13}\n", "size band", "rows", "median |error| %", "max |error| %");
   for (const auto& b : v.bands)
     out += fmt::format("  {:<12}  {:>5}  {:>16}  {:>13}\n", b.band, b.rows, opt_fixed(b.median_abs_error_pct, 1),
@@ -58,12 +68,14 @@ std::string render_compare_json(const CompareView& v) {
     row["line"] = r.line;
     row["size_bytes"] = r.size;
     row["measured_us"] = r.measured_us;
-    row["predicted_us"] = to_us(r.predicted);
-    row["error_pct"] = r.error_pct;
+    const bool predicted = r.error.empty();
+    row["predicted_us"] = predicted ? ordered_json(to_us(r.predicted)) : ordered_json(nullptr);
+    row["error_pct"] = predicted ? ordered_json(r.error_pct) : ordered_json(nullptr);
     row["measured_algbw_GBps"] = r.measured_algbw_GBps;
     row["predicted_algbw_GBps"] = opt_json(r.predicted_algbw_GBps);
     row["measured_busbw_GBps"] = r.measured_busbw_GBps;
     row["predicted_busbw_GBps"] = opt_json(r.predicted_busbw_GBps);
+    row["error"] = predicted ? ordered_json(nullptr) : ordered_json(r.error);
     rows.push_back(std::move(row));
   }
   auto& summary = j["summary"] = ordered_json::array();
@@ -81,12 +93,16 @@ std::string render_compare_json(const CompareView& v) {
 std::string render_compare_csv(const CompareView& v) {
   std::string out =
       "line,size_bytes,band,measured_us,predicted_us,error_pct,measured_algbw_GBps,predicted_algbw_GBps,"
-      "measured_busbw_GBps,predicted_busbw_GBps\n";
+      "measured_busbw_GBps,predicted_busbw_GBps,error\n";
   const auto opt = [](const std::optional<double>& x) { return x ? fmt::format("{}", *x) : std::string(); };
-  for (const auto& r : v.rows)
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", r.line, r.size, kErrorBands[error_band(r.size)], r.measured_us,
-                       to_us(r.predicted), r.error_pct, r.measured_algbw_GBps, opt(r.predicted_algbw_GBps),
-                       r.measured_busbw_GBps, opt(r.predicted_busbw_GBps));
+  for (const auto& r : v.rows) {
+    const bool predicted = r.error.empty();
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", r.line, r.size, kErrorBands[error_band(r.size)],
+                       r.measured_us, predicted ? fmt::format("{}", to_us(r.predicted)) : std::string(),
+                       predicted ? fmt::format("{}", r.error_pct) : std::string(), r.measured_algbw_GBps,
+                       opt(r.predicted_algbw_GBps), r.measured_busbw_GBps, opt(r.predicted_busbw_GBps),
+                       csv_field(r.error));
+  }
   return out;
 }
 
@@ -96,7 +112,7 @@ Table compare_chart_table(const CompareView& v) {
   // Exact decimal text: the chart reads the same numbers the table prints.
   for (const auto& r : v.rows) t.rows.push_back({fmt::format("{}", r.size), fmt::format("{}", r.measured_us), "measured"});
   for (const auto& r : v.rows)
-    t.rows.push_back({fmt::format("{}", r.size), fmt::format("{}", to_us(r.predicted)), "predicted"});
+    if (r.error.empty()) t.rows.push_back({fmt::format("{}", r.size), fmt::format("{}", to_us(r.predicted)), "predicted"});
   return t;
 }
 

@@ -4,10 +4,14 @@
 // JSON keys (stable): log, test, collective, algorithm, topology, network, ranks, devices (distinct
 // device names from the log's "# Rank" lines), hosts (how many distinct hosts they name, 0 if none),
 // rows [{line, size_bytes, measured_us, predicted_us, error_pct, measured_algbw_GBps,
-// predicted_algbw_GBps, measured_busbw_GBps, predicted_busbw_GBps}] (predicted bandwidths are null
-// when the predicted time is 0), summary [{band, rows, median_abs_error_pct, max_abs_error_pct}] for
-// the bands "<64KiB", "64KiB-16MiB", ">16MiB" and "all" (null statistics for a band without rows).
-// CSV: one line per row with the scalar row fields and the band; the summary is in the table and JSON.
+// predicted_algbw_GBps, measured_busbw_GBps, predicted_busbw_GBps, error}] (predicted bandwidths are
+// null when the predicted time is 0; error is null, or for a row that could not be predicted, its
+// time past the simulated clock's end, why, with predicted_us, error_pct and the predicted
+// bandwidths null), summary [{band, rows, median_abs_error_pct, max_abs_error_pct}] for the bands
+// "<64KiB", "64KiB-16MiB", ">16MiB" and "all" (of the predicted rows; null statistics for a band
+// without rows). CSV: one line per row with the scalar row fields, the band and error; the summary
+// is in the table and JSON. The table prints "-" for what a row without prediction lacks, and why
+// below the rows.
 #pragma once
 
 #include <optional>
@@ -31,6 +35,7 @@ struct ComparedRow {
   std::optional<double> predicted_algbw_GBps;  ///< empty when the predicted time is 0
   std::optional<double> predicted_busbw_GBps;
   double error_pct = 0;  ///< (predicted - measured) / measured · 100
+  std::string error;     ///< why the row has no prediction (then predicted and error_pct mean nothing); "" when it has one
 };
 
 /// Everything a compare report shows.
@@ -45,7 +50,7 @@ struct CompareView {
   std::vector<std::string> devices;  ///< the distinct device names the log lists, in order (may be empty)
   std::size_t hosts = 0;             ///< the distinct hosts the log lists (0 when it lists none)
   std::vector<ComparedRow> rows;
-  std::vector<BandSummary> bands;  ///< summarize_error_bands of the rows
+  std::vector<BandSummary> bands;  ///< summarize_error_bands of the predicted rows
 };
 
 /// The human table: a title, one line per row, then the bands.
@@ -56,7 +61,7 @@ std::string render_compare_json(const CompareView& view);
 std::string render_compare_csv(const CompareView& view);
 
 /// The chart of a compare (`compare --plot`), as a table for render_chart: columns size_bytes,
-/// time_us and series ("measured" or "predicted"), two records per row.
+/// time_us and series ("measured" or "predicted"), two records per predicted row, one per other.
 Table compare_chart_table(const CompareView& view);
 /// Time against size, one line per series, titled with the log, collective and topology.
 ChartSpec compare_chart_spec(const CompareView& view);

@@ -19,11 +19,11 @@ std::string opt_number(const std::optional<double>& v) { return v ? fmt::format(
 std::string sweep_csv_header() {
   return "row,topology,fabric,network,ranks,collective,algorithm,size_bytes,count,type,steps,time_us,time_ps,"
          "algbw_GBps,busbw_GBps,traffic_factor,bytes_sent_per_rank_max,lower_bound_us,closed_form_us,"
-         "injection_bandwidth_GBps,bottleneck_link,events\n";
+         "injection_bandwidth_GBps,bottleneck_link,events,error\n";
 }
 
 std::string sweep_csv_row(const SweepRowContext& c, const sim::Summary& s, const topo::Topology& t) {
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", c.row, csv_field(s.topology),
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},\n", c.row, csv_field(s.topology),
                      csv_field(c.fabric), s.network, s.ranks, sched::collective_name(s.collective),
                      csv_field(s.algorithm), s.size, s.size / c.dtype_bytes, c.dtype, s.steps,
                      format_time_us_exact(s.time), s.time.count(), opt_number(s.algbw_GBps), opt_number(s.busbw_GBps),
@@ -58,6 +58,35 @@ std::string sweep_json_row(const SweepRowContext& c, const sim::Summary& s, cons
   j["injection_bandwidth_GBps"] = to_GBps(s.injection_bandwidth);
   j["bottleneck_link"] = s.bottleneck_link ? ordered_json(bottleneck(s, t)) : ordered_json(nullptr);
   j["events"] = s.events;
+  j["error"] = nullptr;
+  return j.dump() + "\n";
+}
+
+std::string sweep_csv_error_row(const SweepRowContext& c, const SweepRowIdentity& r, std::string_view error) {
+  // The 12 result columns from steps to events are empty: a comma before each, and one before error.
+  return fmt::format("{},{},{},{},{},{},{},{},{},{}{},{}\n", c.row, csv_field(r.topology), csv_field(c.fabric), r.network,
+                     r.ranks, r.collective, csv_field(r.algorithm), r.size, r.size / c.dtype_bytes, c.dtype,
+                     std::string(12, ','), csv_field(error));
+}
+
+std::string sweep_json_error_row(const SweepRowContext& c, const SweepRowIdentity& r, std::string_view error) {
+  using nlohmann::ordered_json;
+  ordered_json j;
+  j["row"] = c.row;
+  j["topology"] = r.topology;
+  j["fabric"] = c.fabric.empty() ? ordered_json(nullptr) : ordered_json(c.fabric);
+  j["network"] = r.network;
+  j["ranks"] = r.ranks;
+  j["collective"] = r.collective;
+  j["algorithm"] = r.algorithm;
+  j["size_bytes"] = r.size;
+  j["count"] = r.size / c.dtype_bytes;
+  j["type"] = c.dtype;
+  for (const char* key : {"steps", "time_us", "time_ps", "algbw_GBps", "busbw_GBps", "traffic_factor",
+                          "bytes_sent_per_rank_max", "lower_bound_us", "closed_form_us", "injection_bandwidth_GBps",
+                          "bottleneck_link", "events"})
+    j[key] = nullptr;
+  j["error"] = error;
   return j.dump() + "\n";
 }
 

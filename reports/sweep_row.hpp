@@ -12,6 +12,8 @@
 //   traffic_factor, bytes_sent_per_rank_max
 //   lower_bound_us, closed_form_us (empty when the algorithm has no closed form for the fabric)
 //   injection_bandwidth_GBps, bottleneck_link, events
+//   error                     empty; for a row that could not be simulated (its time passes the
+//                             simulated clock's end) why, with every column from steps to events empty
 #pragma once
 
 #include <cstdint>
@@ -31,6 +33,16 @@ struct SweepRowContext {
   std::uint32_t dtype_bytes = 4; ///< its size in bytes (>= 1)
 };
 
+/// What names a row that could not be simulated (its columns before the results).
+struct SweepRowIdentity {
+  std::string_view topology;
+  std::string_view network;
+  std::uint32_t ranks = 0;
+  std::string_view collective;
+  std::string_view algorithm;
+  Bytes size = 0;
+};
+
 /// The CSV header line (newline-terminated).
 std::string sweep_csv_header();
 /// One CSV record (newline-terminated) for `summary`, whose links are those of `topology`.
@@ -39,5 +51,10 @@ std::string sweep_csv_row(const SweepRowContext& context, const sim::Summary& su
 /// numbers, empty values as null.
 std::string sweep_json_row(const SweepRowContext& context, const sim::Summary& summary,
                            const topo::Topology& topology);
+/// The CSV record (newline-terminated) of a row that could not be simulated: its identity, empty
+/// results and `error` (one line) in the error column.
+std::string sweep_csv_error_row(const SweepRowContext& context, const SweepRowIdentity& row, std::string_view error);
+/// The same as one JSON object on one line: the results null, "error" the message.
+std::string sweep_json_error_row(const SweepRowContext& context, const SweepRowIdentity& row, std::string_view error);
 
 }  // namespace collsim::reports

@@ -43,20 +43,40 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
     if (std::find(view.devices.begin(), view.devices.end(), d) == view.devices.end()) view.devices.push_back(d);
   view.hosts = run.log.hosts.size();
   std::vector<reports::SizedError> errors;
+  std::vector<std::string> warnings;
   for (const auto& row : run.log.rows) {
-    const sim::Summary s = predict_row(run, o, o.fidelity, row);
-    view.algorithm = s.algorithm;
-    view.topology = s.topology;
-    view.network = s.network;
-    view.rows.push_back(compared_row(row, s));
-    errors.push_back({row.size, view.rows.back().error_pct});
+    try {
+      const sim::Summary s = predict_row(run, o, o.fidelity, row);
+      view.algorithm = s.algorithm;
+      view.topology = s.topology;
+      view.network = s.network;
+      view.rows.push_back(compared_row(row, s));
+      errors.push_back({row.size, view.rows.back().error_pct});
+    } catch (const ClockOverflowError& e) {
+      // A row whose predicted time passes the clock's end: reported in its row, the others predicted.
+      reports::ComparedRow r;
+      r.line = row.line;
+      r.size = row.size;
+      r.measured_us = row.time_us;
+      r.measured_algbw_GBps = row.algbw_GBps;
+      r.measured_busbw_GBps = row.busbw_GBps;
+      r.error = e.what();
+      view.rows.push_back(std::move(r));
+      warnings.push_back(fmt::format("collsim: warning: compare: {}:{} ({} bytes): not predicted: {}; its predicted "
+                                     "columns are empty\n",
+                                     run.log.file, row.line, row.size, e.what()));
+    }
   }
+  if (errors.empty() && !view.rows.empty())
+    throw UsageError(fmt::format("{}:{}: no row could be predicted, the first: {}", run.log.file, view.rows.front().line,
+                                 view.rows.front().error));
   view.bands = reports::summarize_error_bands(errors);
   if (!o.plot.empty())
     render_chart_atomically("--plot", o.log, reports::compare_chart_table(view), reports::compare_chart_spec(view),
                             o.plot);
 
   run.topology.default_notice(err);
+  for (const auto& w : warnings) err << w;
   if (o.format == "json") {
     out << reports::render_compare_json(view);
   } else if (o.format == "csv") {

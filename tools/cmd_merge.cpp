@@ -1,68 +1,206 @@
 // collsim merge: join the shard files of a sweep (--shard I/K) into the file one unsharded run
-// writes: one header, the rows in their order (by the row column).
+// writes: one header, the rows in their order (by the row column). Each shard file says which
+// sweep it belongs to, which shard it is and which of its rows were skipped (tools/sweep_shard.hpp),
+// so merge checks exactly that every row of one sweep is there, once and whole.
 #include <algorithm>
 #include <charconv>
 #include <map>
-#include <numeric>
-#include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "reports/csv.hpp"
+#include "reports/sweep_row.hpp"
 #include "tools/atomic_file.hpp"
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
+#include "tools/sweep_shard.hpp"
 
 namespace collsim::cli {
 namespace {
 
-std::uint64_t row_number(const std::string& path, std::size_t record, std::string_view text) {
+// One record of a shard file, without its line ending, and the line it starts on (1-based).
+struct Record {
+  std::string text;
+  std::size_t line = 0;
+};
+
+// The records of `text` after its first line: CSV records (a quoted field may hold line breaks) or
+// JSON lines. The caller has checked that `text` ends with a line break.
+std::vector<Record> records_after_head(std::string_view text, bool csv) {
+  std::vector<Record> out;
+  std::size_t line = 2;
+  std::size_t pos = text.find('\n') + 1;
+  while (pos < text.size()) {
+    std::size_t end = pos;
+    std::size_t breaks = 0;
+    for (bool quoted = false; end < text.size() && (quoted || text[end] != '\n'); ++end) {
+      if (csv && text[end] == '"') quoted = !quoted;
+      if (text[end] == '\n') ++breaks;
+    }
+    std::string_view r = text.substr(pos, end - pos);
+    if (r.ends_with('\r')) r.remove_suffix(1);
+    out.push_back({std::string(r), line});
+    line += breaks + 1;
+    pos = end + 1;
+  }
+  return out;
+}
+
+std::optional<std::uint64_t> whole_number(std::string_view text) {
   std::uint64_t v = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
-    throw UsageError(fmt::format("merge: {} record {}: found row \"{}\", expected a row number (a file of collsim sweep)",
-                                 path, record, text));
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
   return v;
 }
 
-// Refuses a merge that leaves out a shard. Shard I of K holds rows I, I+K, I+2K, ... less the rows
-// an algorithm could not run (which no file holds), so the gaps between the rows of one file are
-// multiples of K and their gcd over all files, g, is K or (only when whole rows are skipped in a
-// pattern) a multiple of it. The files are complete when they are K = g shards that hold every
-// residue mod g, or when the n files given are the n shards of a sweep with rows skipped (each file
-// one residue mod n, all residues present; then g is a multiple of n). A shard whose rows were all
-// skipped holds none and may stand for one missing residue. A single file, or files with at most
-// one row each, cannot show a gap and pass.
-void check_all_shards(const std::vector<std::vector<std::uint64_t>>& file_rows) {
-  std::uint64_t g = 0;
-  std::size_t empty = 0;
-  for (const auto& rows : file_rows) {
-    empty += rows.empty() ? 1 : 0;
-    for (std::size_t i = 1; i < rows.size(); ++i) g = std::gcd(g, rows[i] - rows[i - 1]);
+// "shard 1/3 of sweep 0123456789abcdef (36 rows, csv)"
+std::string describe(const ShardHead& h) {
+  return fmt::format("shard {}/{} of sweep {} ({} rows, {})", h.index, h.count, h.sweep, h.rows, h.format);
+}
+
+// What every error about one shard's content tells the user to do.
+std::string rerun(const ShardHead& h) {
+  return fmt::format("expected the whole file of shard {}/{}: run that shard again", h.index, h.count);
+}
+
+// One shard file, read and checked against its own head and end lines.
+struct Shard {
+  ShardHead head;
+  std::string path;
+  std::vector<std::pair<std::uint64_t, std::string>> rows;  // (row, record), ascending
+  std::string header;  // CSV: its header record
+};
+
+// The number in the row field of `r` (a CSV record or JSON line of `path`), checked to be a whole
+// record of `columns` fields.
+std::uint64_t record_row(const std::string& path, const ShardHead& head, const Record& r, std::size_t columns) {
+  if (head.format == "json") {
+    const auto j = nlohmann::json::parse(r.text, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("row") || !j["row"].is_number_unsigned())
+      throw UsageError(fmt::format("merge: {} line {}: found no JSON object with a \"row\" number; {}", path, r.line,
+                                   rerun(head)));
+    if (j.size() != columns)
+      throw UsageError(fmt::format("merge: {} line {}: row {} has {} of {} keys (cut short?); {}", path, r.line,
+                                   j["row"].get<std::uint64_t>(), j.size(), columns, rerun(head)));
+    return j["row"].get<std::uint64_t>();
   }
-  if (g < 2) return;
-  const std::uint64_t n = file_rows.size();
-  // The residues mod m that the files hold; false when one file holds two (so m is not the shard count).
-  const auto residues = [&](std::uint64_t m, std::set<std::uint64_t>& out) {
-    for (const auto& rows : file_rows)
-      for (std::uint64_t r : rows) {
-        if (r % m != rows.front() % m) return false;
-        out.insert(r % m);
+  std::vector<std::string> fields;
+  try {
+    fields = reports::parse_csv_record(r.text);
+  } catch (const reports::CsvError& e) {
+    throw UsageError(fmt::format("merge: {} line {}: {}; {}", path, r.line, e.what(), rerun(head)));
+  }
+  const auto row = whole_number(fields.front());
+  if (!row)
+    throw UsageError(fmt::format("merge: {} line {}: found row \"{}\", expected a row number; {}", path, r.line,
+                                 fields.front(), rerun(head)));
+  if (fields.size() != columns)
+    throw UsageError(fmt::format("merge: {} line {}: row {} has {} of {} fields (cut short?); {}", path, r.line, *row,
+                                 fields.size(), columns, rerun(head)));
+  return *row;
+}
+
+Shard read_shard(const std::string& path) {
+  const std::string text = read_input_file("merge", path);
+  const std::string_view first(text.data(), std::min(text.find('\n'), text.size()));
+  const auto head = parse_shard_head(first);
+  if (!head) {
+    if (first.starts_with(kShardLinePrefix))
+      throw UsageError(fmt::format("merge: {} line 1: found a malformed shard line \"{}\"; expected \"{}I/K sweep=HEX "
+                                   "rows=N format=csv|json\"",
+                                   path, first, kShardLinePrefix));
+    if (first.starts_with("row,") || first.starts_with("{\"row\""))
+      throw UsageError(fmt::format("merge: {}: has no \"{}I/K ...\" first line: it is the output of a sweep without "
+                                   "--shard, or a shard written by an older collsim that did not say its sweep; "
+                                   "expected shard files of this collsim: run the shards again with it",
+                                   path, kShardLinePrefix));
+    throw UsageError(fmt::format("merge: {}: found {}, expected a shard file of collsim sweep --shard I/K (its first "
+                                 "line \"{}I/K ...\")",
+                                 path, text.empty() ? "an empty file" : "no shard line", kShardLinePrefix));
+  }
+  if (first.size() == text.size())
+    throw UsageError(fmt::format("merge: {} line 1: the last line is cut short (no line break at its end); {}", path,
+                                 rerun(*head)));
+  Shard s{*head, path, {}, {}};
+  const bool csv = head->format == "csv";
+  const auto header_fields = reports::parse_csv_record(std::string_view(reports::sweep_csv_header()).substr(
+      0, reports::sweep_csv_header().size() - 1));
+  const std::size_t columns = header_fields.size();
+  std::vector<Record> records = records_after_head(text, csv);
+  if (!text.ends_with('\n')) {
+    // Cut mid-line: say how much of the last row is there.
+    const Record& last = records.back();
+    std::string held;
+    if (csv && !last.text.starts_with('#')) {
+      try {
+        held = fmt::format(": it holds {} of {} fields", reports::parse_csv_record(last.text).size(), columns);
+      } catch (const reports::CsvError&) {
+        held = ": it ends inside a quoted field";
       }
-    return true;
+    }
+    throw UsageError(fmt::format("merge: {} line {}: the last line is cut short (no line break at its end){}; {}", path,
+                                 last.line, held, rerun(*head)));
+  }
+  const std::size_t lines = records.empty() ? 1 : records.back().line;
+  std::optional<std::vector<std::uint64_t>> skipped;
+  if (!records.empty()) skipped = parse_shard_end(records.back().text, *head);
+  if (!skipped) {
+    if (!records.empty() && records.back().text.starts_with(kShardLinePrefix))
+      throw UsageError(fmt::format("merge: {} line {}: found a malformed end line \"{}\"; expected \"{}{}/{} end "
+                                   "skipped=LIST\"",
+                                   path, lines, records.back().text, kShardLinePrefix, head->index, head->count));
+    throw UsageError(fmt::format("merge: {}: ends at line {} without its end line (\"{}{}/{} end ...\"): the file is cut "
+                                 "short; {}",
+                                 path, lines, kShardLinePrefix, head->index, head->count, rerun(*head)));
+  }
+  records.pop_back();
+  std::size_t r = 0;
+  if (csv) {
+    if (records.empty() || records.front().text + "\n" != reports::sweep_csv_header())
+      throw UsageError(fmt::format("merge: {} line 2: found {}, expected the CSV header of this collsim's sweep "
+                                   "(\"row,topology,...\")",
+                                   path, records.empty() ? "no header" : "another header"));
+    s.header = records.front().text;
+    r = 1;
+  }
+  // The rows the shard holds, in order: I, I+K, ... below N, less the skipped ones.
+  std::uint64_t expected = head->index;
+  std::size_t next_skipped = 0;
+  const auto advance = [&] {
+    for (; expected < head->rows; expected += head->count) {
+      if (next_skipped < skipped->size() && (*skipped)[next_skipped] == expected) {
+        ++next_skipped;
+        continue;
+      }
+      return;
+    }
   };
-  std::set<std::uint64_t> by_files;
-  if (g % n == 0 && residues(n, by_files) && by_files.size() + empty == n) return;
-  std::set<std::uint64_t> held;
-  residues(g, held);
-  if (held.size() + empty >= g) return;
-  std::uint64_t first = 0;
-  while (held.count(first) != 0) ++first;
-  throw UsageError(fmt::format("merge: no file holds row {} (rows {}, {}, ... of shard {}/{}): {} of {} shard(s) are "
-                               "missing; expected every shard's file of the sweep",
-                               first, first, first + g, first, g, g - held.size() - empty, g));
+  advance();
+  for (; r < records.size(); ++r) {
+    const std::uint64_t row = record_row(path, *head, records[r], columns);
+    if (row != expected) {
+      const bool lost = expected < head->rows && row > expected && row < head->rows && row % head->count == head->index;
+      if (lost)
+        throw UsageError(fmt::format("merge: {} line {}: found row {}, expected row {}: the file has lost row {} of "
+                                     "shard {}/{}; {}",
+                                     path, records[r].line, row, expected, expected, head->index, head->count,
+                                     rerun(*head)));
+      throw UsageError(fmt::format("merge: {} line {}: found row {}, expected {} (shard {}/{} holds rows {}, {}, ... "
+                                   "below {}, in order, less those its end line says were skipped)",
+                                   path, records[r].line, row,
+                                   expected < head->rows ? fmt::format("row {}", expected) : std::string("its end line"),
+                                   head->index, head->count, head->index, head->index + head->count, head->rows));
+    }
+    s.rows.emplace_back(row, std::move(records[r].text));
+    expected += head->count;
+    advance();
+  }
+  if (expected < head->rows)
+    throw UsageError(fmt::format("merge: {} line {}: found its end line, expected row {}: the file has lost row {} of "
+                                 "shard {}/{}; {}",
+                                 path, lines, expected, expected, head->index, head->count, rerun(*head)));
+  return s;
 }
 
 }  // namespace
@@ -70,71 +208,54 @@ void check_all_shards(const std::vector<std::vector<std::uint64_t>>& file_rows) 
 CLI::App* add_merge(CLI::App& app, MergeOptions& o) {
   auto* cmd = app.add_subcommand("merge", "Join the shard files of a sweep (--shard I/K) into the file one unsharded "
                                           "run writes");
-  cmd->add_option("shards", o.shards, "The shard files (CSV or JSON lines of collsim sweep), in any order")->required();
-  add_value(*cmd, "-o,--output", o.output, "Write here (atomically) instead of standard output");
+  cmd->add_option("shards", o.shards, "The shard files (CSV or JSON lines of collsim sweep --shard), in any order")
+      ->required();
+  add_value(*cmd, "-o,--output", o.output, "Write here (atomically) instead of standard output (- for standard output)");
   return cmd;
 }
 
 int run_merge(const MergeOptions& o, std::ostream& out) {
   if (!o.output.empty()) check_output_path("-o", o.output);  // before reading the shards
-  std::optional<std::string> header;
-  bool json = false;
-  std::map<std::uint64_t, std::pair<std::string, std::string>> rows;  // row -> (record, file)
-  std::vector<std::vector<std::uint64_t>> file_rows(o.shards.size());  // each file's rows, in file order
-  for (std::size_t f = 0; f < o.shards.size(); ++f) {
-    const std::string& path = o.shards[f];
-    const std::string text = read_input_file("merge", path);
-    const bool is_json = !text.empty() && text.front() == '{';
-    if (f > 0 && is_json != json)
-      throw UsageError(fmt::format("merge: {} is {}, but {} is {}; expected shards of one sweep", path,
-                                   is_json ? "JSON lines" : "CSV", o.shards[0], json ? "JSON lines" : "CSV"));
-    json = is_json;
-    std::vector<std::string> records;
-    try {
-      records = json ? std::vector<std::string>{} : reports::split_csv_records(text);
-    } catch (const reports::CsvError& e) {
-      throw UsageError(fmt::format("merge: {}: {}", path, e.what()));
+  std::vector<Shard> shards;
+  std::map<std::uint32_t, std::string> by_index;  // shard I -> its file
+  for (const auto& path : o.shards) {
+    Shard s = read_shard(path);
+    if (!shards.empty()) {
+      const ShardHead& a = shards.front().head;
+      const ShardHead& b = s.head;
+      if (a.sweep != b.sweep || a.count != b.count || a.rows != b.rows || a.format != b.format)
+        throw UsageError(fmt::format("merge: {} is {}, but {} is {}; expected shards of one sweep (the same command "
+                                     "with --shard 0/K .. K-1/K)",
+                                     path, describe(b), shards.front().path, describe(a)));
     }
-    if (json) {
-      std::istringstream lines(text);
-      for (std::string line; std::getline(lines, line);) records.push_back(line);
-    } else {
-      if (records.empty()) throw UsageError(fmt::format("merge: {}: found an empty file, expected a CSV header", path));
-      if (header && *header != records.front())
-        throw UsageError(fmt::format("merge: {}: its header differs from that of {}; expected shards of one sweep", path,
-                                     o.shards[0]));
-      header = records.front();
-    }
-    for (std::size_t r = json ? 0 : 1; r < records.size(); ++r) {
-      std::uint64_t row = 0;
-      if (json) {
-        const auto j = nlohmann::json::parse(records[r], nullptr, false);
-        if (j.is_discarded() || !j.is_object() || !j.contains("row") || !j["row"].is_number_unsigned())
-          throw UsageError(fmt::format("merge: {} line {}: expected a JSON object with a \"row\" number", path, r + 1));
-        row = j["row"].get<std::uint64_t>();
-      } else {
-        std::vector<std::string> fields;
-        try {
-          fields = reports::parse_csv_record(records[r]);
-        } catch (const reports::CsvError& e) {
-          throw UsageError(fmt::format("merge: {} record {}: {}", path, r + 1, e.what()));
-        }
-        row = row_number(path, r + 1, fields.front());
-      }
-      file_rows[f].push_back(row);
-      const auto [it, added] = rows.try_emplace(row, records[r], path);
-      if (!added)
-        throw UsageError(fmt::format("merge: row {} is in both {} and {}; expected each shard once", row, it->second.second,
-                                     path));
-    }
+    const auto [it, added] = by_index.try_emplace(s.head.index, path);
+    if (!added)
+      throw UsageError(fmt::format("merge: shard {}/{} is in both {} and {}; expected each shard once", s.head.index,
+                                   s.head.count, it->second, path));
+    shards.push_back(std::move(s));
   }
-  for (auto& r : file_rows) std::sort(r.begin(), r.end());
-  check_all_shards(file_rows);
+  const ShardHead& head = shards.front().head;
+  for (std::uint32_t i = 0; i < head.count; ++i) {
+    if (by_index.count(i) != 0) continue;
+    const std::size_t missing = head.count - by_index.size();
+    if (i < head.rows)
+      throw UsageError(fmt::format("merge: no file holds row {} (rows {}, {}, ... of shard {}/{}): {} of {} shard(s) "
+                                   "are missing; expected every shard's file of sweep {}",
+                                   i, i, i + head.count, i, head.count, missing, head.count, head.sweep));
+    throw UsageError(fmt::format("merge: no file is shard {}/{} (which holds no row): {} of {} shard(s) are missing; "
+                                 "expected every shard's file of sweep {}",
+                                 i, head.count, missing, head.count, head.sweep));
+  }
+  // Every row of the sweep is now in exactly one shard (each held its own rows, all of them).
+  std::vector<std::pair<std::uint64_t, const std::string*>> rows;
+  for (const auto& s : shards)
+    for (const auto& [row, record] : s.rows) rows.emplace_back(row, &record);
+  std::sort(rows.begin(), rows.end());
   const auto write = [&](std::ostream& s) {
-    if (header) s << *header << "\n";
-    for (const auto& [row, record] : rows) s << record.first << "\n";
+    if (head.format == "csv") s << shards.front().header << "\n";
+    for (const auto& [row, record] : rows) s << *record << "\n";
   };
-  if (o.output.empty()) {
+  if (o.output.empty() || o.output == "-") {
     write(out);
   } else {
     write_file_atomically(o.output, write);

@@ -42,6 +42,8 @@ template <typename F>
 auto naming_size(const SimulateOptions& o, F f) {
   try {
     return f();
+  } catch (const ClockOverflowError& e) {  // kept apart: compare reports such a row and goes on
+    throw ClockOverflowError(fmt::format("{}: {}", o.schedule.empty() ? "--size " + o.size : o.schedule, e.what()));
   } catch (const UnitError& e) {
     throw UnitError(fmt::format("{}: {}", o.schedule.empty() ? "--size " + o.size : o.schedule, e.what()));
   }

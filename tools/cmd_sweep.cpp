@@ -12,6 +12,7 @@
 #include "tools/commands.hpp"
 #include "tools/simulation.hpp"
 #include "tools/sweep_run.hpp"
+#include "tools/sweep_shard.hpp"
 #include "tools/sweep_spec.hpp"
 #include "topologies/export.hpp"
 #include "topologies/generate.hpp"
@@ -19,9 +20,6 @@
 
 namespace collsim::cli {
 namespace {
-
-// Far more rows than anyone plots; a typo such as -i 1 with -e 8G stops here, not after days.
-constexpr std::size_t kMaxRows = 10'000'000;
 
 struct SweepTopology {
   topo::Topology topology;
@@ -61,7 +59,7 @@ std::vector<Bytes> sweep_sizes(const SweepOptions& o) {
   std::vector<Bytes> sizes;
   if (!o.min_bytes.empty() || !o.max_bytes.empty()) {
     if (o.min_bytes.empty()) throw UsageError("-b/--minbytes: missing; -e needs -b (e.g. -b 8 -e 1G -f 2)");
-    sizes = size_range(o.min_bytes, o.max_bytes, o.step_factor, o.step_bytes, kMaxRows);
+    sizes = size_range(o.min_bytes, o.max_bytes, o.step_factor, o.step_bytes, kMaxSweepRows);
   } else if (!o.step_factor.empty() || !o.step_bytes.empty()) {
     throw UsageError("-f/-i: given without -b/--minbytes; expected -b MIN -e MAX with them");
   }
@@ -93,6 +91,13 @@ std::vector<const algo::AlgorithmInfo*> algorithms_for(const algo::AlgorithmRegi
         out.push_back(&info);
   }
   return out;
+}
+
+// FNV-1a (64 bit) of `text` as 16 hex digits: stable across builds, unlike std::hash.
+std::string fnv1a_hex(std::string_view text) {
+  std::uint64_t hash = 0xcbf29ce484222325u;
+  for (unsigned char ch : text) hash = (hash ^ ch) * 0x100000001b3u;
+  return fmt::format("{:016x}", hash);
 }
 
 }  // namespace
@@ -130,8 +135,8 @@ CLI::App* add_sweep(CLI::App& app, SweepOptions& o) {
             "over each topology's own");
   add_value(*cmd, "--format", o.format, "csv (default) or json (JSON lines: one object per row)");
   add_value(*cmd, "-o,--output", o.output,
-            "Write here (atomically, when every row is done) instead of standard output; rows done so far are kept "
-            "in .NAME.partial beside it");
+            "Write here (atomically, when every row is done) instead of standard output (- for standard output); rows "
+            "done so far are kept in .NAME.partial beside it");
   add_value(*cmd, "-j,--jobs", o.jobs, "Threads, default the number of cores; the output is the same for any -j");
   add_value(*cmd, "--shard", o.shard,
             "I/K: run only rows I, I+K, I+2K, ... (0 <= I < K), for one task of a job array; join with collsim merge");
@@ -180,11 +185,13 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
   // The rows in their fixed order: topology, ranks, collective, algorithm, size (innermost).
   std::vector<Job> jobs;
   std::size_t too_few_gpus = 0;
-  std::string fingerprint_text = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}/{}", o.format, o.network, validation::dtype_name(*dtype),
-                                             o.algorithm.root, o.algorithm.chunk_size, o.algorithm.ps_shards,
-                                             reports::sweep_csv_header(), shard, shards);
-  // Contents, not names: a topology file edited, or a generated fabric with other link flags,
-  // keeps its name but must not resume the old rows.
+  // What identifies the sweep: the partial file's (--resume) adds the shard to it, the shard
+  // file's (merge) does not. Contents, not names: a topology file edited, or a generated fabric
+  // with other link flags, keeps its name but must not resume or merge with the old rows.
+  const std::string options_text = fmt::format("{}|{}|{}|{}|{}|{}|{}", o.format, o.network, validation::dtype_name(*dtype),
+                                               o.algorithm.root, o.algorithm.chunk_size, o.algorithm.ps_shards,
+                                               reports::sweep_csv_header());
+  std::string fingerprint_text;  // after the options
   for (const auto& t : topologies) fingerprint_text += "|" + topo::normalized_json(t.topology);
   fingerprint_text += "|" + params_text;
   for (std::size_t t = 0; t < topologies.size(); ++t) {
@@ -197,7 +204,8 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
       for (sched::Collective c : kinds)
         for (const auto* a : algorithms_for(registry, c, algorithm_names))
           for (Bytes s : sizes) {
-            if (jobs.size() >= kMaxRows) throw UsageError(fmt::format("sweep: more than {} rows; expected fewer", kMaxRows));
+            if (jobs.size() >= kMaxSweepRows)
+              throw UsageError(fmt::format("sweep: more than {} rows; expected fewer", kMaxSweepRows));
             jobs.push_back({t, n, a, s});
             fingerprint_text += fmt::format("|{}:{}:{}:{}:{}", topologies[t].topology.name(), n, a->name,
                                             sched::collective_name(c), s);
@@ -238,29 +246,47 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
     AlgorithmOptions flags = o.algorithm;
     flags.collective = std::string(sched::collective_name(j.algorithm->collective));
     flags.algorithm = std::string(j.algorithm->name);
-    Plan plan;
-    try {
-      plan = build_plan(*j.algorithm, t.topology, j.ranks, flags, j.size, validation::dtype_size(*dtype), fidelity,
-                        Ops::OnDemand);
-    } catch (const algo::AlgorithmError& e) {
-      return {true, e.what()};
-    } catch (const UsageError& e) {  // e.g. --root beyond this row's ranks
-      return {true, e.what()};
-    }
-    const Simulated run = simulate_plan(plan, t.topology, o.network);
     const reports::SweepRowContext context{mine[k], t.fabric, dtype_name, validation::dtype_size(*dtype)};
-    return {false, json ? reports::sweep_json_row(context, run.summary, t.topology)
-                        : reports::sweep_csv_row(context, run.summary, t.topology)};
+    try {
+      Plan plan;
+      try {
+        plan = build_plan(*j.algorithm, t.topology, j.ranks, flags, j.size, validation::dtype_size(*dtype), fidelity,
+                          Ops::OnDemand);
+      } catch (const algo::AlgorithmError& e) {
+        return {true, e.what(), {}};
+      } catch (const UsageError& e) {  // e.g. --root beyond this row's ranks
+        return {true, e.what(), {}};
+      }
+      const Simulated run = simulate_plan(plan, t.topology, o.network);
+      return {false, json ? reports::sweep_json_row(context, run.summary, t.topology)
+                          : reports::sweep_csv_row(context, run.summary, t.topology),
+              {}};
+    } catch (const ClockOverflowError& e) {
+      // A valid row whose time does not fit the clock: reported in its row and on stderr, and the
+      // other rows run.
+      const reports::SweepRowIdentity id{t.topology.name(), o.network, j.ranks, sched::collective_name(j.algorithm->collective),
+                                         j.algorithm->name, j.size};
+      return {false, json ? reports::sweep_json_error_row(context, id, e.what()) : reports::sweep_csv_error_row(context, id, e.what()),
+              fmt::format("sweep row {} ({}, {} ranks, {} {}, {} bytes): not simulated: {}", mine[k], t.topology.name(),
+                          j.ranks, sched::collective_name(j.algorithm->collective), j.algorithm->name, j.size, e.what())};
+    }
   };
 
   SweepRunSpec spec;
   spec.count = mine.size();
   spec.header = json ? std::string() : reports::sweep_csv_header();
-  // FNV-1a (64 bit): stable across builds, unlike std::hash.
-  std::uint64_t hash = 0xcbf29ce484222325u;
-  for (unsigned char ch : fingerprint_text) hash = (hash ^ ch) * 0x100000001b3u;
-  spec.fingerprint = fmt::format("{:016x}", hash);
-  if (!o.output.empty()) spec.output = o.output;
+  spec.fingerprint = fnv1a_hex(fmt::format("{}|{}/{}{}", options_text, shard, shards, fingerprint_text));
+  if (!o.shard.empty()) {
+    // Framed by the lines that tell merge which sweep and which rows it holds (sweep_shard.hpp).
+    const ShardHead head{shard, shards, fnv1a_hex(options_text + fingerprint_text), jobs.size(), o.format};
+    spec.header = shard_head_line(head) + spec.header;
+    spec.footer = [head, &mine](const std::vector<std::size_t>& skipped) {
+      std::vector<std::uint64_t> rows;
+      for (std::size_t k : skipped) rows.push_back(mine[k]);
+      return shard_end_line(head, rows);
+    };
+  }
+  if (!o.output.empty() && o.output != "-") spec.output = o.output;  // "-": standard output
   spec.resume = o.resume;
   spec.threads = threads;
   spec.progress = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
@@ -276,10 +302,26 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
       throw UsageError(fmt::format("sweep: every row ({}) is one an algorithm cannot run, {}", report.skipped, first));
     err << fmt::format("collsim: sweep: skipped {} row(s) that an algorithm cannot run, {}\n", report.skipped, first);
   }
+  // Rows that could not be simulated: the first few named, then how many more.
+  constexpr std::size_t kNamedNotes = 10;
+  for (std::size_t n = 0; n < std::min(report.notes.size(), kNamedNotes); ++n)
+    err << "collsim: warning: " << report.notes[n].second << "; its result columns are empty and its error column says why\n";
+  if (report.notes.size() > kNamedNotes)
+    err << fmt::format("collsim: warning: sweep: {} more row(s) not simulated; their error column says why\n",
+                       report.notes.size() - kNamedNotes);
   if (report.signal > 0) {
-    err << fmt::format("collsim: sweep stopped by signal {}; {} of {} rows are kept in {}; run the same command with "
-                       "--resume to finish it\n",
-                       report.signal, report.finished, spec.count, report.partial.empty() ? "(none)" : report.partial.string());
+    if (!spec.output)
+      err << fmt::format("collsim: sweep stopped by signal {}; the first {} of {} rows are on standard output, and a "
+                         "sweep to standard output cannot be resumed: run it again (with -o FILE it could be resumed)\n",
+                         report.signal, report.printed, spec.count);
+    else if (report.partial.empty())
+      err << fmt::format("collsim: sweep stopped by signal {} after {} of {} rows; -o {} is not a regular file, so "
+                         "nothing is kept to resume from: run it again\n",
+                         report.signal, report.finished, spec.count, spec.output->string());
+    else
+      err << fmt::format("collsim: sweep stopped by signal {}; {} of {} rows are kept in {}; run the same command with "
+                         "--resume to finish it\n",
+                         report.signal, report.finished, spec.count, report.partial.string());
     return 128 + report.signal;
   }
   return kExitOk;

@@ -2,7 +2,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <cerrno>
 #include <condition_variable>
+#include <cstring>
 #include <csignal>
 #include <cstdio>
 #include <exception>
@@ -16,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "tools/atomic_file.hpp"
+#include "tools/partial_file.hpp"
 #include "tools/cli.hpp"
 
 namespace collsim::cli {
@@ -53,10 +56,12 @@ class StopSignals {
 
 constexpr std::string_view kMagic = "collsim sweep partial v1 ";
 
-// Records of the partial file are one line each: "JOB ok|skip TEXT", TEXT with \ and line breaks escaped.
+// Records of the partial file are one line each: "JOB ok|skip TEXT" or "JOB note TEXT\tNOTE", TEXT
+// and NOTE with \, line breaks and tabs escaped.
 std::string escape(std::string_view s) {
   std::string e;
-  for (char c : s) e += c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\r' ? "\\r" : std::string(1, c);
+  for (char c : s)
+    e += c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : std::string(1, c);
   return e;
 }
 
@@ -71,23 +76,21 @@ std::optional<std::string> unescape(std::string_view s) {
     if (s[i] == '\\') u += '\\';
     else if (s[i] == 'n') u += '\n';
     else if (s[i] == 'r') u += '\r';
+    else if (s[i] == 't') u += '\t';
     else return std::nullopt;
   }
   return u;
 }
 
 std::string record_line(std::size_t job, const JobOutcome& o) {
+  if (!o.note.empty()) return fmt::format("{} note {}\t{}\n", job, escape(o.text), escape(o.note));
   return fmt::format("{} {} {}\n", job, o.skipped ? "skip" : "ok", escape(o.text));
 }
 
-// Reads the partial file: the outcomes it holds, and how many of its bytes are whole lines (a
-// run killed while writing leaves half a line, which is dropped).
-std::uintmax_t load_partial(const std::filesystem::path& path, const SweepRunSpec& spec,
+// Reads the text of partial file `path`: the outcomes it holds, and how many of its bytes are
+// whole lines (a run killed while writing leaves half a line, which is dropped).
+std::uintmax_t load_partial(const std::string& text, const std::filesystem::path& path, const SweepRunSpec& spec,
                             std::vector<std::optional<JobOutcome>>& outcomes) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
   const auto bad = [&](std::size_t line, std::string_view what) {
     return UsageError(fmt::format("--resume: {} line {}: {}; expected a partial file of this sweep, or delete it",
                                   path.string(), line, what));
@@ -107,7 +110,7 @@ std::uintmax_t load_partial(const std::filesystem::path& path, const SweepRunSpe
     } else {
       const auto sp1 = l.find(' ');
       const auto sp2 = sp1 == std::string_view::npos ? sp1 : l.find(' ', sp1 + 1);
-      if (sp2 == std::string_view::npos) throw bad(line, "found no \"JOB ok|skip\" record");
+      if (sp2 == std::string_view::npos) throw bad(line, "found no \"JOB ok|skip|note\" record");
       std::size_t job = 0;
       try {
         job = std::stoull(std::string(l.substr(0, sp1)));
@@ -115,9 +118,18 @@ std::uintmax_t load_partial(const std::filesystem::path& path, const SweepRunSpe
         throw bad(line, "found no job number");
       }
       const auto kind = l.substr(sp1 + 1, sp2 - sp1 - 1);
-      auto payload = unescape(l.substr(sp2 + 1));
-      if (job >= spec.count || (kind != "ok" && kind != "skip") || !payload) throw bad(line, "found a malformed record");
-      outcomes[job] = JobOutcome{kind == "skip", std::move(*payload)};
+      std::string_view rest = l.substr(sp2 + 1), note_text;
+      if (kind == "note") {
+        const auto tab = rest.find('\t');
+        if (tab == std::string_view::npos) throw bad(line, "found a note record without its note");
+        note_text = rest.substr(tab + 1);
+        rest = rest.substr(0, tab);
+      }
+      auto payload = unescape(rest);
+      auto note = unescape(note_text);
+      if (job >= spec.count || (kind != "ok" && kind != "skip" && kind != "note") || !payload || !note)
+        throw bad(line, "found a malformed record");
+      outcomes[job] = JobOutcome{kind == "skip", std::move(*payload), std::move(*note)};
     }
     pos = nl + 1;
   }
@@ -130,6 +142,14 @@ std::string duration_text(double seconds) {
   return s >= 3600 ? fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60) : fmt::format("{}:{:02}", s / 60, s % 60);
 }
 
+// The jobs that were skipped, ascending.
+std::vector<std::size_t> skipped_jobs(const std::vector<std::optional<JobOutcome>>& outcomes) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < outcomes.size(); ++i)
+    if (outcomes[i] && outcomes[i]->skipped) out.push_back(i);
+  return out;
+}
+
 }  // namespace
 
 std::filesystem::path partial_path(const std::filesystem::path& output) {
@@ -140,7 +160,7 @@ SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome
                         std::ostream& out, std::ostream& err) {
   SweepRunReport report;
   std::vector<std::optional<JobOutcome>> outcomes(spec.count);
-  std::FILE* partial = nullptr;
+  std::optional<PartialFile> partial;
   // A device or FIFO (-o /dev/null) is written through, never replaced (atomic_file.hpp): it gets
   // no partial file beside it, which would land in /dev, or fail where that is not writable. (A
   // folder in the output's place still gets one: the final write fails and the rows are kept.)
@@ -156,25 +176,20 @@ SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome
     if (!folder.empty() && !std::filesystem::is_directory(folder))
       throw OutputError(fmt::format("-o: {}: cannot be written: no folder {}", spec.output->string(), folder.string()));
     report.partial = partial_path(*spec.output);
-    const bool exists = std::filesystem::exists(report.partial);
-    if (exists && !spec.resume)
+    // Opened and locked before it is read: a sweep that still runs holds the lock, and is named.
+    partial.emplace(report.partial, *spec.output);
+    if (!partial->created() && !spec.resume)
       throw UsageError(fmt::format("-o: {} holds an interrupted run of a sweep to {}; expected --resume to continue "
                                    "it, or delete it to start again",
                                    report.partial.string(), spec.output->string()));
-    if (exists) {
-      std::filesystem::resize_file(report.partial, load_partial(report.partial, spec, outcomes));
-      partial = std::fopen(report.partial.c_str(), "ab");
+    if (!partial->created()) {
+      partial->truncate(load_partial(partial->read_all(), report.partial, spec, outcomes));
     } else {
       if (spec.resume) err << fmt::format("collsim: --resume: no partial file {}; starting the sweep from the beginning\n",
                                           report.partial.string());
-      partial = std::fopen(report.partial.c_str(), "wbx");
-      if (partial) {
-        const std::string head = std::string(kMagic) + spec.fingerprint + "\n";
-        std::fwrite(head.data(), 1, head.size(), partial);
-        std::fflush(partial);
-      }
+      if (const int error = partial->append(std::string(kMagic) + spec.fingerprint + "\n"))
+        throw OutputError(fmt::format("-o: {}: cannot be written: {}", report.partial.string(), std::strerror(error)));
     }
-    if (!partial) throw OutputError(fmt::format("{}: cannot be written: {}", report.partial.string(), std::strerror(errno)));
   } else if (spec.resume) {
     throw UsageError("--resume: needs -o FILE (an interrupted sweep to standard output keeps no partial file)");
   }
@@ -187,23 +202,30 @@ SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome
   std::mutex mutex;
   std::condition_variable changed;
   std::size_t done = already;
-  std::size_t printed = 0;  // records written to `out` (standard output mode), in job order
+  std::size_t printed = 0;  // jobs whose records went to `out` (standard output mode), in job order
   std::size_t exited = 0;
   std::atomic<std::size_t> next{0};
   std::optional<std::pair<std::size_t, std::exception_ptr>> failure;
-  bool write_failed = false;
+  // The first write that failed, as one line; no job starts after it (`halt`).
+  std::optional<std::string> write_failure;
+  std::atomic<bool> halt{false};
   // Standard output gets the header with the first record (or at the end), so a sweep that fails
   // for having no row to show prints nothing.
   bool header_out = false;
   const auto print = [&](const std::string& record) {
+    errno = 0;
     if (!header_out) out << spec.header;
     header_out = true;
-    out << record;
+    out << record << std::flush;  // a reader of the pipe sees each row, and a failed write shows at once
+    if (!out && !write_failure) {
+      write_failure = fmt::format("standard output: cannot be written{}", errno != 0 ? ": " + std::string(std::strerror(errno)) : "");
+      halt.store(true);
+    }
   };
 
   StopSignals signals;
   const auto worker = [&] {
-    while (g_stop_signal.load() == 0) {
+    while (g_stop_signal.load() == 0 && !halt.load()) {
       const std::size_t k = next.fetch_add(1);
       if (k >= todo.size()) break;
       const std::size_t i = todo[k];
@@ -213,13 +235,17 @@ SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome
       } catch (...) {
         std::lock_guard lock(mutex);
         if (!failure || failure->first > i) failure.emplace(i, std::current_exception());
-        g_stop_signal.store(-1);
+        halt.store(true);
         break;
       }
       std::lock_guard lock(mutex);
+      if (write_failure) break;  // another worker's write failed while this job ran: it is not kept
       if (partial) {
-        const std::string line = record_line(i, o);
-        write_failed |= std::fwrite(line.data(), 1, line.size(), partial) != line.size() || std::fflush(partial) != 0;
+        if (const int error = partial->append(record_line(i, o))) {
+          write_failure = fmt::format("-o: {}: cannot be written: {}", report.partial.string(), std::strerror(error));
+          halt.store(true);
+          break;
+        }
       }
       outcomes[i] = std::move(o);
       ++done;
@@ -255,22 +281,36 @@ SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome
     }
   }
   if (spec.progress) err << "\n";
-  if (partial) write_failed |= std::fclose(partial) != 0;
   if (failure) std::rethrow_exception(failure->second);
-  if (write_failed) throw OutputError(fmt::format("{}: cannot be written", report.partial.string()));
+  if (write_failure) {
+    if (partial)
+      throw OutputError(fmt::format("{}; {} of {} rows are kept in it: free space and run the same command with "
+                                    "--resume to finish",
+                                    *write_failure, done, spec.count));
+    throw OutputError(*write_failure);
+  }
 
   report.finished = done;
-  for (std::size_t i = 0; i < spec.count; ++i)
-    if (outcomes[i] && outcomes[i]->skipped) {
+  for (std::size_t i = 0; i < spec.count; ++i) {
+    if (!outcomes[i]) continue;
+    if (outcomes[i]->skipped) {
       if (!report.first_skipped) {
         report.first_skipped = i;
         report.first_skip_reason = outcomes[i]->text;
       }
       ++report.skipped;
+    } else if (!outcomes[i]->note.empty()) {
+      report.notes.emplace_back(i, outcomes[i]->note);
     }
+  }
   report.signal = g_stop_signal.load();
+  report.printed = printed;
   const bool no_row = report.signal == 0 && spec.need_a_row && spec.count > 0 && report.skipped == spec.count;
-  if (!spec.output && !no_row) print("");  // the header, if no record brought it
+  if (!spec.output) {
+    if (!no_row) print("");  // the header, if no record brought it
+    if (!no_row && report.signal == 0 && spec.footer) print(spec.footer(skipped_jobs(outcomes)));
+    if (write_failure) throw OutputError(*write_failure);
+  }
   if (report.signal != 0) return report;
   if (spec.output) {
     if (!no_row)
@@ -278,8 +318,9 @@ SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome
         s << spec.header;
         for (const auto& o : outcomes)
           if (!o->skipped) s << o->text;
+        if (spec.footer) s << spec.footer(skipped_jobs(outcomes));
       });
-    if (keeps_partial) std::filesystem::remove(report.partial);
+    if (partial) partial->remove();
   }
   return report;
 }

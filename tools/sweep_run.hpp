@@ -2,7 +2,8 @@
 // once to a partial file beside the output (".NAME.partial"); the output is written atomically
 // from it, in job order, when every job has run; `--resume` reloads what a killed or interrupted
 // run had finished; SIGINT and SIGTERM stop it cleanly (running jobs finish, the rest wait for a
-// --resume).
+// --resume). The partial file is locked while a sweep runs, so that a second sweep to the same
+// output is refused; a write that fails stops the sweep at once.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +12,8 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace collsim::cli {
 
@@ -18,12 +21,16 @@ namespace collsim::cli {
 struct JobOutcome {
   bool skipped = false;
   std::string text;  ///< the record, or the reason for skipping it
+  std::string note;  ///< a record's one-line notice for stderr (e.g. why its time is empty), "" for none
 };
 
 /// How to run the jobs 0 .. count-1.
 struct SweepRunSpec {
   std::size_t count = 0;
   std::string header;       ///< written before the records ("" for none)
+  /// Written after the records of a sweep that ran every job, given the skipped jobs (ascending);
+  /// empty: nothing.
+  std::function<std::string(const std::vector<std::size_t>& skipped)> footer;
   std::string fingerprint;  ///< identifies the sweep, so --resume never mixes two different ones
   std::optional<std::filesystem::path> output;  ///< the file; none: standard output (no partial file, nor for a device or FIFO)
   bool resume = false;      ///< continue from the partial file (needs `output`)
@@ -38,6 +45,8 @@ struct SweepRunReport {
   std::size_t skipped = 0;   ///< of which skipped
   std::optional<std::size_t> first_skipped;  ///< the lowest skipped job
   std::string first_skip_reason;
+  std::vector<std::pair<std::size_t, std::string>> notes;  ///< (job, note) of the jobs done with a note, by job
+  std::size_t printed = 0;   ///< standard output: the jobs 0 .. printed-1 are on it (their records or skips)
   int signal = 0;            ///< the signal that interrupted the run, 0 when it completed
   std::filesystem::path partial;  ///< the partial file (kept when interrupted); empty when there is none
 };
@@ -48,7 +57,9 @@ std::filesystem::path partial_path(const std::filesystem::path& output);
 /// Runs `job(i)` for every job not yet done, on spec.threads threads, and writes spec.header and
 /// the records in job order to the output (atomically) or to `out`. `job` must be safe to call
 /// from several threads at once. Throws UsageError for a partial file that exists without
-/// --resume or belongs to another sweep, OutputError when a file cannot be written, and rethrows
+/// --resume or belongs to another sweep; OutputError when another sweep holds the partial file's
+/// lock, and when a file or `out` cannot be written (no further job starts after the first failed
+/// write; the partial file keeps the whole lines written before it, for --resume); and rethrows
 /// the exception of the lowest failed job.
 SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome(std::size_t)>& job,
                         std::ostream& out, std::ostream& err);

@@ -170,15 +170,16 @@ Time transfer_time(Bytes bytes, Bandwidth bw) {
   const u128 num = static_cast<u128>(bytes) * 8u * 1'000'000'000'000u;
   const u128 ps = (num + bw.bits_per_s - 1) / bw.bits_per_s;
   if (ps > static_cast<u128>(std::numeric_limits<std::int64_t>::max()))
-    throw UnitError(fmt::format("a transfer of {} bytes at {} takes longer than the simulated clock holds "
-                                "(2^63 ps, about 106 days)", bytes, format_bandwidth(bw)));
+    throw ClockOverflowError(fmt::format("a transfer of {} bytes at {} takes longer than the simulated clock holds "
+                                         "(2^63 ps, about 106 days)",
+                                         bytes, format_bandwidth(bw)));
   return Time{static_cast<std::int64_t>(ps)};
 }
 
 Time checked_add(Time a, Time b) {
   if (b > Time{0} && a > Time::max() - b)
-    throw UnitError("the simulated time passes the clock's end (2^63 ps, about 106 days); use a smaller size, "
-                    "faster links or shorter latencies");
+    throw ClockOverflowError("the simulated time passes the clock's end (2^63 ps, about 106 days); use a smaller "
+                             "size, faster links or shorter latencies");
   return a + b;
 }
 

@@ -36,13 +36,20 @@ class UnitError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A time past the simulated clock's end (2^63-1 ps): the input is valid, but this run's time
+/// does not fit (a sweep or compare row reports it in its row and goes on with the others).
+class ClockOverflowError : public UnitError {
+ public:
+  using UnitError::UnitError;
+};
+
 /// Time to move `bytes` at `bw`, rounded up once to the next picosecond:
 /// ceil(bytes * 8 * 1e12 / bits_per_s), with a 128-bit intermediate (never a pre-rounded
 /// per-byte time, which is 20 % wrong at 3.2 Tb/s; STYLE.md pattern 1).
-/// Precondition: bw.bits_per_s > 0. Throws UnitError if the result does not fit in Time.
+/// Precondition: bw.bits_per_s > 0. Throws ClockOverflowError if the result does not fit in Time.
 Time transfer_time(Bytes bytes, Bandwidth bw);
 
-/// a + b for non-negative times; throws UnitError when the sum passes the simulated clock's
+/// a + b for non-negative times; throws ClockOverflowError when the sum passes the simulated clock's
 /// end (2^63-1 ps, about 106 days) instead of wrapping around.
 Time checked_add(Time a, Time b);
 

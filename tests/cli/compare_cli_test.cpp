@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "tests/cli/cli_harness.hpp"
 
@@ -351,4 +352,56 @@ TEST_CASE("calibrate: bad input exits 2 with one line", "[cli][calibrate][errors
   check_bad_input({"calibrate", log, "l40s-pcie", "-o", out, "--max-evaluations", "0"}, "--max-evaluations");
   check_bad_input({"calibrate", log, "l40s-pcie", "-o", out, "--ranks", "4"}, "--ranks");
   check_bad_input({"compare", log, "l40s-pcie", "--plot", "chart.gif"}, "--plot");
+}
+
+TEST_CASE("compare reports a row whose predicted time passes the clock's end and predicts the others",
+          "[cli][compare][errors]") {
+  // At 1 b/s, ring all-reduce on 4 ranks takes 6 · (S/4 · 8 s + 1 us): below the clock's end
+  // (2^63 ps, 9.22e18 ps = 9.22e6 s) for S up to 768 KB, so the three rows of 4 KiB to 64 KiB are
+  // predicted, and those of 1 MiB, 16 MiB and 64 MiB are not.
+  const std::string log = temp_file("hand-overflow.txt", hand_log());
+  const std::vector<std::string> slow{"--gpus", "4", "--fabric", "ring", "--link-bandwidth", "1b/s", "--link-latency", "1us"};
+  const auto predicted = [](std::uint64_t size) { return 6.0 * (static_cast<double>(size) / 4 * 8 * 1e6 + 1); };
+  const auto r = run_collsim(args({"compare", log, "--ranks", "4", "--collective", "allreduce", "--format", "json"}, slow));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["rows"].size() == kHandRows.size());
+  std::size_t warned = 0;
+  for (std::size_t i = 0; i < kHandRows.size(); ++i) {
+    const auto& row = j["rows"][i];
+    const std::uint64_t size = kHandRows[i].size;
+    CHECK(row["measured_us"].get<double>() == Approx(kHandRows[i].measured_us));
+    if (size <= 65536) {
+      CHECK(row["predicted_us"].get<double>() == Approx(predicted(size)));
+      CHECK(row["error"].is_null());
+    } else {
+      CHECK(row["predicted_us"].is_null());
+      CHECK(row["error_pct"].is_null());
+      CHECK(row["predicted_busbw_GBps"].is_null());
+      CHECK_THAT(row["error"].get<std::string>(), Catch::Contains("clock"));
+      // One line on stderr naming the log line and the size.
+      CHECK_THAT(r.err, Catch::Contains(fmt::format("collsim: warning: compare: {}:{} ({} bytes): not predicted: ", log,
+                                                    i + 1, size)));
+      ++warned;
+    }
+  }
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == static_cast<long>(warned));
+  // The bands hold the predicted rows only: the three below 64 KiB (and 64 KiB itself).
+  const auto& all = j["summary"].back();
+  CHECK(all["band"] == "all");
+  CHECK(all["rows"] == 3);
+
+  const auto csv = run_collsim(args({"compare", log, "--ranks", "4", "--collective", "allreduce", "--format", "csv"}, slow));
+  REQUIRE(csv.code == 0);
+  CHECK_THAT(csv.out, Catch::StartsWith("line,size_bytes,band,measured_us,predicted_us,error_pct,measured_algbw_GBps,"
+                                        "predicted_algbw_GBps,measured_busbw_GBps,predicted_busbw_GBps,error\n") &&
+                          Catch::Contains("\n4,1048576,64KiB-16MiB,43.0716,,,"));
+  const auto table = run_collsim(args({"compare", log, "--ranks", "4", "--collective", "allreduce"}, slow));
+  REQUIRE(table.code == 0);
+  CHECK_THAT(table.out, Catch::Contains("      1048576         43.07             -         -") &&
+                            Catch::Contains("(line 4, 1048576 bytes: not predicted: "));
+  // No row at all predicted: an error naming the first row, not an empty report.
+  const std::string big = temp_file("hand-overflow-all.txt", "1048576 262144 float sum -1 43.0716 24.3 1.50 0 43.0716 24.3 1.50 0\n");
+  check_bad_input(args({"compare", big, "--ranks", "4", "--collective", "allreduce"}, slow), big + ":1: no row could be predicted");
 }

@@ -16,6 +16,7 @@
 #include "reports/chart.hpp"
 #include "reports/csv.hpp"
 #include "tests/cli/cli_harness.hpp"
+#include "tools/partial_file.hpp"
 #include "tools/sweep_spec.hpp"
 
 using collsim::testing::check_bad_input;
@@ -305,4 +306,98 @@ TEST_CASE("contended dgx-a100 points stay near the per-change model's times", "[
     const auto t = simulate_json(args)["time_ps"].get<std::int64_t>();
     CHECK(std::abs(static_cast<double>(t - time_ps)) <= 0.005 * static_cast<double>(time_ps));
   }
+}
+
+TEST_CASE("sweep -o - writes to standard output, as merge -o - and --save-schedule - do", "[cli][sweep]") {
+  const auto plain = run_collsim(kSmall);
+  REQUIRE(plain.code == 0);
+  const auto dash = run_collsim(with(kSmall, {"-o", "-"}));
+  INFO(dash.err);
+  CHECK(dash.code == 0);
+  CHECK(dash.out == plain.out);
+  CHECK_FALSE(std::filesystem::exists("-"));
+  CHECK_FALSE(std::filesystem::exists(".-.partial"));
+  check_bad_input(with(kSmall, {"-o", "-", "--resume"}), "--resume: needs -o FILE");
+}
+
+TEST_CASE("a sweep whose partial file another sweep holds is refused with exit 74, not told to delete it",
+          "[cli][sweep][resume]") {
+  const auto dir = scratch_dir("locked");
+  const auto out = dir / "out.csv";
+  const auto partial = dir / ".out.csv.partial";
+  {
+    // Held as a running sweep holds it (tools/partial_file.hpp); in this process the system names
+    // no pid (tests/tools/tool_tests.cpp checks the pid of another process).
+    const collsim::cli::PartialFile held(partial, out);
+    for (const bool resume : {false, true}) {
+      const auto r = run_collsim(with(kSmall, resume ? std::vector<std::string>{"-o", out.string(), "--resume"}
+                                                     : std::vector<std::string>{"-o", out.string()}));
+      CHECK(r.code == 74);
+      CHECK(r.out.empty());
+      CHECK(r.err == "collsim: error: -o: another sweep is writing " + out.string() + " (it holds the lock of " +
+                         partial.string() + "); expected it to finish first, or another -o FILE\n");
+    }
+    CHECK(read_file(partial).empty());  // left as its holder has it
+    CHECK_FALSE(std::filesystem::exists(out));
+  }
+  // Once it is released (the holder ended without writing a line), the file is an interrupted run.
+  check_bad_input(with(kSmall, {"-o", out.string()}), "holds an interrupted run");
+}
+
+TEST_CASE("a sweep row whose time passes the clock's end is reported in its row and on stderr; the others run",
+          "[cli][sweep][errors]") {
+  // Ring all-reduce on 2 ranks at 1 b/s takes 2 · (S/2 · 8 s + 1 us): 1 KiB and 1 MiB fit the clock
+  // (2^63 ps, 9.22e6 s); 2 MiB passes its end while it runs, and 1 TiB's single transfers alone
+  // pass it. The rows after them still run.
+  const std::vector<std::string> sweep{"sweep", "--gpus", "2", "--fabric", "ring", "--link-bandwidth", "1b/s",
+                                       "--sizes", "1K,2M,1T,1M"};
+  const auto r = run_collsim(sweep);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto table = collsim::reports::parse_table(r.out);
+  std::map<std::string, std::size_t> col;
+  for (std::size_t i = 0; i < table.columns.size(); ++i) col[table.columns[i]] = i;
+  REQUIRE(col.count("error") == 1);
+  CHECK(table.columns.back() == "error");
+  REQUIRE(table.rows.size() == 4);
+  const std::vector<std::uint64_t> sizes{1024, 2 << 20, 1ull << 40, 1 << 20};
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto& row = table.rows[i];
+    CHECK(row[col["row"]] == std::to_string(i));
+    CHECK(row[col["topology"]] == "ring-2gpu");
+    CHECK(row[col["size_bytes"]] == std::to_string(sizes[i]));
+    CHECK(row[col["count"]] == std::to_string(sizes[i] / 4));
+    if (sizes[i] <= (1 << 20)) {
+      // 2 · (S/2 · 8 · 1e12 ps + 1e6 ps).
+      CHECK(row[col["time_ps"]] == std::to_string(sizes[i] * 8'000'000'000'000ull + 2'000'000));
+      CHECK(row[col["error"]].empty());
+    } else {
+      for (std::size_t c = col["steps"]; c <= col["events"]; ++c) CHECK(row[c].empty());
+      CHECK_THAT(row[col["error"]], Catch::Contains("clock"));
+      CHECK_THAT(r.err, Catch::Contains(fmt::format("collsim: warning: sweep row {} (ring-2gpu, 2 ranks, allreduce ring, "
+                                                    "{} bytes): not simulated: ",
+                                                    i, sizes[i])));
+    }
+  }
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 2);  // one line per such row
+  // JSON lines: null results, the reason under "error".
+  const auto j = run_collsim(with(sweep, {"--format", "json"}));
+  REQUIRE(j.code == 0);
+  std::istringstream lines(j.out);
+  std::vector<nlohmann::json> objects;
+  for (std::string line; std::getline(lines, line);) objects.push_back(nlohmann::json::parse(line));
+  REQUIRE(objects.size() == 4);
+  CHECK(objects[0]["error"].is_null());
+  CHECK(objects[1]["time_ps"].is_null());
+  CHECK(objects[1]["size_bytes"] == 2 << 20);
+  CHECK_THAT(objects[2]["error"].get<std::string>(), Catch::Contains("clock"));
+  CHECK(objects[1].size() == objects[0].size());
+
+  // Past ten such rows, stderr names the first ten and counts the rest.
+  const auto many = run_collsim({"sweep", "--gpus", "2", "--fabric", "ring", "--link-bandwidth", "1b/s", "-b", "2M",
+                                 "-e", "24M", "-i", "2M"});
+  REQUIRE(many.code == 0);
+  CHECK(std::count(many.err.begin(), many.err.end(), '\n') == 11);
+  CHECK_THAT(many.err, Catch::Contains("sweep row 9 (") && !Catch::Contains("sweep row 10 (") &&
+                           Catch::Contains("collsim: warning: sweep: 2 more row(s) not simulated"));
 }

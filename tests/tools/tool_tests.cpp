@@ -8,16 +8,19 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "reports/chart.hpp"
+#include "reports/sweep_row.hpp"
 #include "tests/cli/cli_harness.hpp"
 
 extern char** environ;
@@ -113,6 +116,75 @@ void kill_and_resume(int sig, const std::string& name) {
   CHECK_FALSE(std::filesystem::exists(partial));
 }
 
+// A collsim child process started by start_collsim, with its stderr on a pipe.
+struct Child {
+  pid_t pid = 0;
+  int err_fd = -1;  // the read end of its stderr
+};
+
+// Starts collsim with `args`, its stdout to the file `out_path` (created or truncated), its stderr
+// to a pipe. With `file_limit` > 0 it runs under RLIMIT_FSIZE of that many bytes with SIGXFSZ
+// ignored, so that a write past the limit fails with EFBIG as on a full disk.
+Child start_collsim(const std::vector<std::string>& args, const std::string& out_path, rlim_t file_limit = 0) {
+  std::vector<std::string> all{COLLSIM_BINARY};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int pipe_fds[2];
+  REQUIRE(::pipe(pipe_fds) == 0);
+  const int out_fd = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  REQUIRE(out_fd >= 0);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {  // only async-signal-safe calls until exec
+    if (file_limit > 0) {
+      const struct rlimit limit{file_limit, file_limit};
+      ::setrlimit(RLIMIT_FSIZE, &limit);
+      ::signal(SIGXFSZ, SIG_IGN);
+    }
+    ::dup2(out_fd, STDOUT_FILENO);
+    ::dup2(pipe_fds[1], STDERR_FILENO);
+    ::close(pipe_fds[0]);
+    ::execv(COLLSIM_BINARY, argv.data());
+    ::_exit(127);
+  }
+  ::close(out_fd);
+  ::close(pipe_fds[1]);
+  return {pid, pipe_fds[0]};
+}
+
+// Waits for `child` to exit, at most `limit` (then kills it and fails the test); returns its
+// wait status and what it wrote on stderr. A child that outlives the limit has kept running after
+// it should have stopped.
+std::pair<int, std::string> wait_for(const Child& child, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  int status = 0;
+  while (::waitpid(child.pid, &status, WNOHANG) != child.pid) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(child.pid, SIGKILL);
+      ::waitpid(child.pid, &status, 0);
+      ::close(child.err_fd);
+      FAIL("collsim was still running after " << limit.count() << " s");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::string err;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(child.err_fd, buffer, sizeof buffer)) > 0;) err.append(buffer, static_cast<std::size_t>(n));
+  ::close(child.err_fd);
+  return {status, err};
+}
+
+// A sweep of 1,025 rows of about a second each (pipelined tree on 256 ranks, 1 to 2 GiB): many
+// minutes in all, so a sweep that does not stop at its first failed write cannot pass for one that
+// does within wait_for's limit.
+constexpr std::size_t kLongRows = 1025;
+std::vector<std::string> long_sweep() {
+  return {"sweep", "--gpus", "256", "--fabric", "switch", "--algorithms", "tree", "-b", "1G", "-e", "2G", "-i", "1M",
+          "-j", "1"};
+}
+
 // 3 algorithms x 4 GPU counts x 9 sizes, written to DIR/sweep.csv; returns its path.
 std::filesystem::path chart_sweep(const std::filesystem::path& dir) {
   const auto csv = dir / "sweep.csv";
@@ -130,6 +202,95 @@ TEST_CASE("a sweep killed with SIGKILL halfway resumes into the uninterrupted fi
 
 TEST_CASE("a sweep stopped with SIGINT exits 130, keeps its rows and resumes", "[process][sweep]") {
   kill_and_resume(SIGINT, "sigint");
+}
+
+TEST_CASE("a sweep stops at its first failed write, names the file and the reason, and keeps whole lines",
+          "[process][sweep]") {
+  const auto dir = scratch_dir("write_fails");
+  const auto out = dir / "out.csv";
+  const auto partial = dir / ".out.csv.partial";
+  // Room for the partial file's first line ("collsim sweep partial v1 " and 16 hex digits) and part
+  // of the first row's record: that row's write fails.
+  constexpr rlim_t kFirstLine = 25 + 16 + 1;
+  auto args = long_sweep();
+  args.insert(args.end(), {"-o", out.string()});
+  const auto [status, err] = wait_for(start_collsim(args, (dir / "stdout").string(), kFirstLine + 60), std::chrono::seconds(60));
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 74);
+  CHECK(err == "collsim: error: -o: " + partial.string() + ": cannot be written: " + std::strerror(EFBIG) +
+                   fmt::format("; 0 of {} rows are kept in it: free space and run the same command with --resume to finish\n",
+                               kLongRows));
+  // The half-written record is gone: the partial file holds its first line only, ready for --resume.
+  const std::string kept = read_file(partial);
+  CHECK(kept.size() == kFirstLine);
+  CHECK(kept.starts_with("collsim sweep partial v1 "));
+  CHECK(kept.back() == '\n');
+  CHECK_FALSE(std::filesystem::exists(out));
+}
+
+TEST_CASE("a sweep to a full standard output stops at once with one line and exit 74", "[process][sweep]") {
+  if (!std::filesystem::exists("/dev/full")) {
+    WARN("/dev/full is missing; skipped");
+    std::exit(kSkip);
+  }
+  const auto [status, err] = wait_for(start_collsim(long_sweep(), "/dev/full"), std::chrono::seconds(60));
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 74);
+  CHECK(err == std::string("collsim: error: standard output: cannot be written: ") + std::strerror(ENOSPC) + "\n");
+}
+
+TEST_CASE("a sweep to standard output stopped with SIGTERM says the rows printed, not a partial file",
+          "[process][sweep]") {
+  const auto dir = scratch_dir("sigterm_stdout");
+  const auto out = dir / "stdout.csv";
+  auto args = slow_sweep(dir / "unused.csv");
+  args.resize(args.size() - 2);  // without -o
+  const Child child = start_collsim(args, out.string());
+  // Each row is flushed as it is printed: wait for the header and two rows.
+  while (lines_in(out) < 3) {
+    int status = 0;
+    REQUIRE(::waitpid(child.pid, &status, WNOHANG) == 0);  // still running
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ::kill(child.pid, SIGTERM);
+  const auto [status, err] = wait_for(child, std::chrono::seconds(60));
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 128 + SIGTERM);
+  const std::size_t rows = lines_in(out) - 1;
+  CHECK(rows < kSlowRows);
+  CHECK(err == fmt::format("collsim: sweep stopped by signal {}; the first {} of {} rows are on standard output, and a "
+                           "sweep to standard output cannot be resumed: run it again (with -o FILE it could be "
+                           "resumed)\n",
+                           SIGTERM, rows, kSlowRows));
+}
+
+TEST_CASE("a second sweep to the same -o is refused while the first runs, naming its pid", "[process][sweep]") {
+  const auto dir = scratch_dir("second_sweep");
+  const auto out = dir / "out.csv";
+  const auto partial = dir / ".out.csv.partial";
+  const Child first = start_collsim(slow_sweep(out), (dir / "stdout").string());
+  while (lines_in(partial) < 2) {
+    int status = 0;
+    REQUIRE(::waitpid(first.pid, &status, WNOHANG) == 0);  // still running
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  for (const bool resume : {false, true}) {
+    auto args = slow_sweep(out);
+    if (resume) args.push_back("--resume");  // a --resume must not take over a running sweep's rows either
+    const auto second = run_collsim(args);
+    CHECK(second.code == 74);
+    CHECK(second.err == fmt::format("collsim: error: -o: another sweep (pid {}) is writing {} (it holds the lock of "
+                                    "{}); expected it to finish first, or another -o FILE\n",
+                                    first.pid, out.string(), partial.string()));
+  }
+  ::kill(first.pid, SIGINT);
+  const auto [status, err] = wait_for(first, std::chrono::seconds(60));
+  INFO(err);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 128 + SIGINT);  // the first sweep was not disturbed: it stops cleanly
+  auto resume = slow_sweep(out);
+  resume.push_back("--resume");
+  CHECK(run_collsim(resume).code == 0);  // and its lock is gone with it
 }
 
 TEST_CASE("plot makes an SVG and a PNG from a sweep's CSV (gnuplot reads it unchanged)", "[plot]") {
@@ -239,6 +400,7 @@ TEST_CASE("Python's csv module reads the sweep's CSV unchanged", "[csv][python]"
                        "print(len(rows), len(rows[0]))\n";
   const auto result = dir / "result.txt";
   REQUIRE(std::system(("python3 " + py.string() + " " + csv.string() + " > " + result.string()).c_str()) == 0);
-  // 108 rows, 22 columns (reports/sweep_row.hpp).
-  CHECK(read_file(result) == "108 22\n");
+  // 108 rows, the columns of reports/sweep_row.hpp's header.
+  const std::string header = collsim::reports::sweep_csv_header();
+  CHECK(read_file(result) == fmt::format("108 {}\n", std::count(header.begin(), header.end(), ',') + 1));
 }

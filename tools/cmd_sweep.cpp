@@ -264,11 +264,13 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
     } catch (const ClockOverflowError& e) {
       // A valid row whose time does not fit the clock: reported in its row and on stderr, and the
       // other rows run.
-      const reports::SweepRowIdentity id{t.topology.name(), o.network, j.ranks, sched::collective_name(j.algorithm->collective),
-                                         j.algorithm->name, j.size};
-      return {false, json ? reports::sweep_json_error_row(context, id, e.what()) : reports::sweep_csv_error_row(context, id, e.what()),
+      const auto collective = sched::collective_name(j.algorithm->collective);
+      const reports::SweepRowIdentity id{t.topology.name(), o.network, j.ranks, collective, j.algorithm->name, j.size};
+      return {false,
+              json ? reports::sweep_json_error_row(context, id, e.what())
+                   : reports::sweep_csv_error_row(context, id, e.what()),
               fmt::format("sweep row {} ({}, {} ranks, {} {}, {} bytes): not simulated: {}", mine[k], t.topology.name(),
-                          j.ranks, sched::collective_name(j.algorithm->collective), j.algorithm->name, j.size, e.what())};
+                          j.ranks, collective, j.algorithm->name, j.size, e.what())};
     }
   };
 

@@ -45,12 +45,11 @@ PartialFile::PartialFile(const std::filesystem::path& path, const std::filesyste
     created_ = fd_ >= 0;
     if (fd_ < 0 && errno == EEXIST) fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
     if (fd_ < 0) throw fail(errno);
-    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      const int error = errno;
+    // A file system without locks (flock fails otherwise) still gets its sweep, unguarded.
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
       const pid_t holder = lock_holder(fd_);
       ::close(fd_);
       fd_ = -1;
-      if (error != EWOULDBLOCK) throw fail(error);
       throw OutputError(fmt::format("-o: another sweep{} is writing {} (it holds the lock of {}); expected it to "
                                     "finish first, or another -o FILE",
                                     holder > 0 ? fmt::format(" (pid {})", holder) : std::string(), output.string(),

@@ -16,7 +16,8 @@ class PartialFile {
   /// Opens `path` for reading and writing, creating it (empty) when it does not exist, and locks
   /// it (flock, and an fcntl lock that lets a second sweep name this process). Throws OutputError
   /// naming `output` (the sweep's -o FILE) when it cannot be opened, and when another sweep holds
-  /// the lock: "another sweep (pid P) is writing ..." (the pid when the system says it).
+  /// the lock: "another sweep (pid P) is writing ..." (the pid when the system says it). On a
+  /// file system without locks the file is used unlocked.
   PartialFile(const std::filesystem::path& path, const std::filesystem::path& output);
   ~PartialFile();
   PartialFile(const PartialFile&) = delete;

@@ -187,8 +187,10 @@ SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome
     } else {
       if (spec.resume) err << fmt::format("collsim: --resume: no partial file {}; starting the sweep from the beginning\n",
                                           report.partial.string());
-      if (const int error = partial->append(std::string(kMagic) + spec.fingerprint + "\n"))
+      if (const int error = partial->append(std::string(kMagic) + spec.fingerprint + "\n")) {
+        partial->remove();  // empty: it would pass for an interrupted run
         throw OutputError(fmt::format("-o: {}: cannot be written: {}", report.partial.string(), std::strerror(error)));
+      }
     }
   } else if (spec.resume) {
     throw UsageError("--resume: needs -o FILE (an interrupted sweep to standard output keeps no partial file)");
@@ -218,7 +220,8 @@ SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome
     header_out = true;
     out << record << std::flush;  // a reader of the pipe sees each row, and a failed write shows at once
     if (!out && !write_failure) {
-      write_failure = fmt::format("standard output: cannot be written{}", errno != 0 ? ": " + std::string(std::strerror(errno)) : "");
+      write_failure =
+          fmt::format("standard output: cannot be written{}", errno != 0 ? ": " + std::string(std::strerror(errno)) : "");
       halt.store(true);
     }
   };

@@ -66,8 +66,8 @@ std::optional<ShardHead> parse_shard_head(std::string_view line) {
   ShardHead h;
   h.sweep = std::string(w[1].substr(6));
   h.format = std::string(w[3].substr(7));
-  if (!shard || !rows || *rows > kMaxSweepRows || h.sweep.size() != 16 || h.sweep.find_first_not_of("0123456789abcdef") != std::string::npos ||
-      (h.format != "csv" && h.format != "json"))
+  const bool hex = h.sweep.size() == 16 && h.sweep.find_first_not_of("0123456789abcdef") == std::string::npos;
+  if (!shard || !rows || *rows > kMaxSweepRows || !hex || (h.format != "csv" && h.format != "json"))
     return std::nullopt;
   h.index = shard->first;
   h.count = shard->second;

@@ -402,6 +402,8 @@ TEST_CASE("compare reports a row whose predicted time passes the clock's end and
   CHECK_THAT(table.out, Catch::Contains("      1048576         43.07             -         -") &&
                             Catch::Contains("(line 4, 1048576 bytes: not predicted: "));
   // No row at all predicted: an error naming the first row, not an empty report.
-  const std::string big = temp_file("hand-overflow-all.txt", "1048576 262144 float sum -1 43.0716 24.3 1.50 0 43.0716 24.3 1.50 0\n");
-  check_bad_input(args({"compare", big, "--ranks", "4", "--collective", "allreduce"}, slow), big + ":1: no row could be predicted");
+  const std::string big =
+      temp_file("hand-overflow-all.txt", "1048576 262144 float sum -1 43.0716 24.3 1.50 0 43.0716 24.3 1.50 0\n");
+  check_bad_input(args({"compare", big, "--ranks", "4", "--collective", "allreduce"}, slow),
+                  big + ":1: no row could be predicted");
 }

@@ -344,7 +344,7 @@ TEST_CASE("a sweep whose partial file another sweep holds is refused with exit 7
   check_bad_input(with(kSmall, {"-o", out.string()}), "holds an interrupted run");
 }
 
-TEST_CASE("a sweep row whose time passes the clock's end is reported in its row and on stderr; the others run",
+TEST_CASE("a sweep row whose time passes the clock's end is reported in its row and on stderr, and the others run",
           "[cli][sweep][errors]") {
   // Ring all-reduce on 2 ranks at 1 b/s takes 2 · (S/2 · 8 s + 1 us): 1 KiB and 1 MiB fit the clock
   // (2^63 ps, 9.22e6 s); 2 MiB passes its end while it runs, and 1 TiB's single transfers alone

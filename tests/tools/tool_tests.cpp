@@ -226,6 +226,14 @@ TEST_CASE("a sweep stops at its first failed write, names the file and the reaso
   CHECK(kept.starts_with("collsim sweep partial v1 "));
   CHECK(kept.back() == '\n');
   CHECK_FALSE(std::filesystem::exists(out));
+
+  // No room for the first line: nothing is left behind that would pass for an interrupted run.
+  std::filesystem::remove(partial);
+  const auto [first_status, first_err] = wait_for(start_collsim(args, (dir / "stdout").string(), 10), std::chrono::seconds(60));
+  REQUIRE(WIFEXITED(first_status));
+  CHECK(WEXITSTATUS(first_status) == 74);
+  CHECK(first_err == "collsim: error: -o: " + partial.string() + ": cannot be written: " + std::strerror(EFBIG) + "\n");
+  CHECK_FALSE(std::filesystem::exists(partial));
 }
 
 TEST_CASE("a sweep to a full standard output stops at once with one line and exit 74", "[process][sweep]") {

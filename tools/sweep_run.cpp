@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
@@ -17,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/units/saturate.hpp"
 #include "tools/atomic_file.hpp"
 #include "tools/partial_file.hpp"
 #include "tools/cli.hpp"
@@ -138,7 +140,8 @@ std::uintmax_t load_partial(const std::string& text, const std::filesystem::path
 }
 
 std::string duration_text(double seconds) {
-  const auto s = static_cast<std::uint64_t>(seconds + 0.5);
+  // An estimate may be inf or NaN (no row timed yet): saturate rather than convert out of range.
+  const auto s = saturating_cast<std::uint64_t>(std::round(seconds));
   return s >= 3600 ? fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60) : fmt::format("{}:{:02}", s / 60, s % 60);
 }
 

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <cstdlib>
 #include <unistd.h>
 
 #include <cerrno>
@@ -85,6 +86,13 @@ void check_output_path(std::string_view flag, const std::filesystem::path& path)
   if (!S_ISDIR(dir.st_mode)) unusable_folder(flag, path, fmt::format("{} is not a folder", name));
   if (::access(folder.c_str(), W_OK | X_OK) != 0)
     unusable_folder(flag, path, fmt::format("folder {} is not writable: {}", name, std::strerror(errno)));
+  // Permission bits are not the whole story (/proc, a read-only mount, a full inode table): create
+  // and remove a file there, as write_output will, so the run fails now and not after its work.
+  std::string probe = (folder / ".collsim-probe-XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) unusable_folder(flag, path, fmt::format("no file can be created in folder {}: {}", name, std::strerror(errno)));
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 void write_bytes(const std::filesystem::path& path, int fd, std::string_view bytes) {

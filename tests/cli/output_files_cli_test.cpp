@@ -166,3 +166,17 @@ TEST_CASE("an atomic replace does not keep a hard link: the other name keeps the
   CHECK(read_file(trace).find("traceEvents") != std::string::npos);
   CHECK(read_file(other) == "old");
 }
+
+TEST_CASE("an output path in a folder where no file can be created fails before any work", "[cli][output]") {
+  // /proc passes a permission test for root, but no file can be made there: the check creates one
+  // (newcomer check of issue 14: --trace /proc/t.json failed only after the whole simulation). The
+  // run would fail later with exit 2 (a 1 b/s link passes the clock's end).
+  const auto r = run_collsim({"simulate", "--gpus", "4", "--fabric", "ring", "--size", "1M", "--link-bandwidth", "1b/s",
+                              "--trace", "/proc/collsim-t.json"});
+  INFO(r.err);
+  CHECK(r.code == 74);
+  CHECK(r.out.empty());
+  CHECK(r.err.rfind("collsim: error: --trace: ", 0) == 0);
+  CHECK_THAT(r.err, Catch::Contains("folder /proc") && Catch::Contains("(for /proc/collsim-t.json)"));
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}

@@ -54,12 +54,7 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
       errors.push_back({row.size, view.rows.back().error_pct});
     } catch (const ClockOverflowError& e) {
       // A row whose predicted time passes the clock's end: reported in its row, the others predicted.
-      reports::ComparedRow r;
-      r.line = row.line;
-      r.size = row.size;
-      r.measured_us = row.time_us;
-      r.measured_algbw_GBps = row.algbw_GBps;
-      r.measured_busbw_GBps = row.busbw_GBps;
+      reports::ComparedRow r = measured_row(row);
       r.error = e.what();
       view.rows.push_back(std::move(r));
       warnings.push_back(fmt::format("collsim: warning: compare: {}:{} ({} bytes): not predicted: {}; its predicted "

@@ -160,13 +160,18 @@ sim::Summary predict_row(const LogRun& run, const CompareOptions& o, const Fidel
   return simulate_summary(s);
 }
 
-reports::ComparedRow compared_row(const validation::NcclRow& row, const sim::Summary& s) {
+reports::ComparedRow measured_row(const validation::NcclRow& row) {
   reports::ComparedRow r;
   r.line = row.line;
   r.size = row.size;
   r.measured_us = row.time_us;
   r.measured_algbw_GBps = row.algbw_GBps;
   r.measured_busbw_GBps = row.busbw_GBps;
+  return r;
+}
+
+reports::ComparedRow compared_row(const validation::NcclRow& row, const sim::Summary& s) {
+  reports::ComparedRow r = measured_row(row);
   r.predicted = s.time;
   r.predicted_algbw_GBps = s.algbw_GBps;
   r.predicted_busbw_GBps = s.busbw_GBps;

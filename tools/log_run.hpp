@@ -40,5 +40,8 @@ sim::Summary predict_row(const LogRun& run, const CompareOptions& o, const Fidel
 
 /// `row` beside its prediction `s`.
 reports::ComparedRow compared_row(const validation::NcclRow& row, const sim::Summary& s);
+/// The log's side of a comparison row (line, size, measured time and bandwidths), nothing predicted:
+/// for a row that could not be simulated.
+reports::ComparedRow measured_row(const validation::NcclRow& row);
 
 }  // namespace collsim::cli

@@ -224,20 +224,7 @@ TEST_CASE("flow model: fast paths give plain max-min's times on random clusters,
       const auto channels = static_cast<std::uint16_t>(1 + trial % 3);
       const auto schedule = testing::random_schedule(rng, c.ranks, 30 + 15 * static_cast<std::uint32_t>(trial), channels, trial % 2 == 0);
       INFO(c.name << ", trial " << trial << ", " << schedule.ops.size() << " ops, " << channels << " channels");
-      const std::vector<topo::NodeId> gpus(c.topology.gpus().begin(), c.topology.gpus().begin() + c.ranks);
-      net::FlowModel fast(c.topology), plain(c.topology);
-      plain.set_always_solve(true);
-      plain.set_eager(true);
-      const auto a = sim::run(schedule, c.topology, gpus, fast);
-      const auto b = sim::run(schedule, c.topology, gpus, plain);
-      REQUIRE(a.ops.size() == b.ops.size());
-      REQUIRE(a.makespan == b.makespan);
-      for (std::size_t i = 0; i < a.ops.size(); ++i) {
-        INFO("op " << i);
-        REQUIRE(a.ops[i].ready == b.ops[i].ready);
-        REQUIRE(a.ops[i].finish == b.ops[i].finish);
-      }
-      for (std::size_t l = 0; l < a.links.size(); ++l) REQUIRE(a.links[l].busy == b.links[l].busy);
+      require_same_as_plain(schedule, c.topology, c.ranks);
       ++compared;
     }
   }

@@ -32,20 +32,30 @@ std::string sweep_csv_row(const SweepRowContext& c, const sim::Summary& s, const
                      to_GBps(s.injection_bandwidth), csv_field(bottleneck(s, t)), s.events);
 }
 
+namespace {
+// The columns that say which row it is (row .. type), shared by a result row and an error row.
+nlohmann::ordered_json identity_json(const SweepRowContext& c, const SweepRowIdentity& r) {
+  using nlohmann::ordered_json;
+  ordered_json j;
+  j["row"] = c.row;
+  j["topology"] = r.topology;
+  j["fabric"] = c.fabric.empty() ? ordered_json(nullptr) : ordered_json(c.fabric);
+  j["network"] = r.network;
+  j["ranks"] = r.ranks;
+  j["collective"] = r.collective;
+  j["algorithm"] = r.algorithm;
+  j["size_bytes"] = r.size;
+  j["count"] = r.size / c.dtype_bytes;
+  j["type"] = c.dtype;
+  return j;
+}
+}  // namespace
+
 std::string sweep_json_row(const SweepRowContext& c, const sim::Summary& s, const topo::Topology& t) {
   using nlohmann::ordered_json;
   const auto number_or_null = [](const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(nullptr); };
-  ordered_json j;
-  j["row"] = c.row;
-  j["topology"] = s.topology;
-  j["fabric"] = c.fabric.empty() ? ordered_json(nullptr) : ordered_json(c.fabric);
-  j["network"] = s.network;
-  j["ranks"] = s.ranks;
-  j["collective"] = sched::collective_name(s.collective);
-  j["algorithm"] = s.algorithm;
-  j["size_bytes"] = s.size;
-  j["count"] = s.size / c.dtype_bytes;
-  j["type"] = c.dtype;
+  ordered_json j = identity_json(
+      c, SweepRowIdentity{s.topology, s.network, s.ranks, sched::collective_name(s.collective), s.algorithm, s.size});
   j["steps"] = s.steps;
   j["time_us"] = to_us(s.time);
   j["time_ps"] = s.time.count();
@@ -71,17 +81,7 @@ std::string sweep_csv_error_row(const SweepRowContext& c, const SweepRowIdentity
 
 std::string sweep_json_error_row(const SweepRowContext& c, const SweepRowIdentity& r, std::string_view error) {
   using nlohmann::ordered_json;
-  ordered_json j;
-  j["row"] = c.row;
-  j["topology"] = r.topology;
-  j["fabric"] = c.fabric.empty() ? ordered_json(nullptr) : ordered_json(c.fabric);
-  j["network"] = r.network;
-  j["ranks"] = r.ranks;
-  j["collective"] = r.collective;
-  j["algorithm"] = r.algorithm;
-  j["size_bytes"] = r.size;
-  j["count"] = r.size / c.dtype_bytes;
-  j["type"] = c.dtype;
+  ordered_json j = identity_json(c, r);
   for (const char* key : {"steps", "time_us", "time_ps", "algbw_GBps", "busbw_GBps", "traffic_factor",
                           "bytes_sent_per_rank_max", "lower_bound_us", "closed_form_us", "injection_bandwidth_GBps",
                           "bottleneck_link", "events"})

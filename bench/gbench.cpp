@@ -1,15 +1,15 @@
-// Google Benchmark cases over the workloads of `collsim bench` (tools/bench_cases.hpp).
+// Google Benchmark cases over the workloads of `collsim bench` (bench/bench_cases.hpp).
 // Run: build/bench/collsim_gbench [--benchmark_filter=REGEX] [--benchmark_repetitions=5]
 //      [--benchmark_format=json]. Peak memory needs a process per case; `collsim bench` does that.
 #include <benchmark/benchmark.h>
 
-#include "tools/bench_cases.hpp"
+#include "bench/bench_cases.hpp"
 
 namespace {
 
-using collsim::cli::bench::run_allreduce;
-using collsim::cli::bench::run_queue_hold;
-using collsim::cli::bench::run_queue_ties;
+using collsim::bench::run_allreduce;
+using collsim::bench::run_queue_hold;
+using collsim::bench::run_queue_ties;
 using collsim::topo::Fabric;
 
 // The bare event queue: hold model with state.range(0) pending events, 1M pops per iteration.
@@ -34,7 +34,7 @@ BENCHMARK(BM_EventQueueTies)->Arg(4096)->Unit(benchmark::kMillisecond);
 // halving-doubling on the ring fabric stop at N = 64: their contention makes larger N take minutes.
 void BM_AllReduce(benchmark::State& state, const char* algorithm, Fabric fabric) {
   const auto ranks = static_cast<std::uint32_t>(state.range(0));
-  const collsim::cli::bench::SuiteOptions o;
+  const collsim::bench::SuiteOptions o;
   std::uint64_t events = 0;
   for (auto _ : state) events += run_allreduce(algorithm, fabric, ranks, o.size, o.bandwidth, o.latency).events;
   state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "tools/atomic_file.hpp"
+#include "run/atomic_file.hpp"
 #include "tools/cli.hpp"
 
 namespace collsim::cli {
@@ -36,8 +36,8 @@ void render_chart_atomically(std::string_view context, std::string_view source, 
   // the chart, renamed over it once complete (readers never see half a chart), or straight into a
   // device or FIFO (tools/atomic_file.hpp).
   try {
-    write_output(output, [&](int fd) {
-      reports::render_chart(table, spec, output, [&](std::string_view bytes) { write_bytes(output, fd, bytes); });
+    run::write_output(output, [&](int fd) {
+      reports::render_chart(table, spec, output, [&](std::string_view bytes) { run::write_bytes(output, fd, bytes); });
     });
   } catch (const reports::ChartError& e) {
     throw UsageError(fmt::format("{}: {}: {}", context, source, e.what()));

@@ -9,6 +9,7 @@
 #include "reports/csv.hpp"
 #include "sim/schedule/json_io.hpp"
 #include "tools/commands.hpp"
+#include "tools/options.hpp"
 #include "topologies/topology.hpp"
 
 namespace collsim::cli {
@@ -125,10 +126,12 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     return fail(err, kExitBadInput, fmt::format("expected a subcommand: {}", subcommands));
   } catch (const UsageError& e) {
     return fail(err, kExitBadInput, e.what());
+  } catch (const run::RequestError& e) {
+    return fail(err, kExitBadInput, e.rendered(flag_spelling));
   } catch (const NoGpuError& e) {
     return fail(err, kExitNoGpu, e.what());
   } catch (const OutputError& e) {
-    return fail(err, kExitOutput, e.what());
+    return fail(err, kExitOutput, e.rendered(flag_spelling));
   } catch (const sched::ScheduleFileError& e) {
     return fail(err, kExitBadInput, e.what());
   } catch (const reports::CsvError& e) {

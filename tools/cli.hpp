@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "run/errors.hpp"
+
 namespace collsim::cli {
 
 /// Exit codes: 0 success; 1 a check failed; 2 bad input (flags, files, topologies): one error line
@@ -26,10 +28,7 @@ class UsageError : public std::runtime_error {
 };
 
 /// An output file or stream could not be written (exit 74); what() names it and the reason.
-class OutputError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using OutputError = run::OutputError;
 
 /// `validate` or `topo --detect` has nothing to run on (exit 3); what() says what is missing.
 class NoGpuError : public std::runtime_error {

@@ -1,5 +1,5 @@
 // collsim bench: the performance suite of issue 7 without Google Benchmark. Each case runs in a
-// forked child per repetition (tools/bench_measure.hpp); the table or JSON reports medians and
+// forked child per repetition (bench/bench_measure.hpp); the table or JSON reports medians and
 // minimums, so two builds can be compared case by case.
 #include <unistd.h>
 
@@ -12,8 +12,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "tools/bench_cases.hpp"
-#include "tools/bench_measure.hpp"
+#include "bench/bench_cases.hpp"
+#include "bench/bench_measure.hpp"
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
 #include "tools/sweep_spec.hpp"

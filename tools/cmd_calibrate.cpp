@@ -5,19 +5,19 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "tools/atomic_file.hpp"
-#include "tools/calibration.hpp"
+#include "run/atomic_file.hpp"
+#include "run/calibration.hpp"
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
-#include "tools/log_run.hpp"
+#include "tools/log_options.hpp"
 #include "tools/options.hpp"
 
 namespace collsim::cli {
 namespace {
 
-std::string render_table(const CalibrateOptions& o, const LogRun& run, const Calibration& c) {
+std::string render_table(const CalibrateOptions& o, const run::LogRun& run, const run::Calibration& c) {
   std::string out = fmt::format("{} ({}, {} ranks): fitted {} of {} rows in {} evaluations\n\n", o.compare.log,
-                                test_program(run), run.ranks, c.rows, run.log.rows.size(), c.evaluations);
+                                run::test_program(run), run.ranks, c.rows, run.log.rows.size(), c.evaluations);
   out += fmt::format("  {:<36} {:>10} {:>10}\n", "parameter", "start", "fitted");
   for (const auto& v : c.values) {
     const std::string name = v.unit.empty() ? v.name : fmt::format("{} ({})", v.name, v.unit);
@@ -30,10 +30,10 @@ std::string render_table(const CalibrateOptions& o, const LogRun& run, const Cal
   return out;
 }
 
-std::string render_json(const CalibrateOptions& o, const LogRun& run, const Calibration& c) {
+std::string render_json(const CalibrateOptions& o, const run::LogRun& run, const run::Calibration& c) {
   nlohmann::ordered_json j;
   j["log"] = o.compare.log;
-  j["test"] = test_program(run);
+  j["test"] = run::test_program(run);
   j["ranks"] = run.ranks;
   j["rows"] = run.log.rows.size();
   j["rows_fitted"] = c.rows;
@@ -68,13 +68,14 @@ int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& er
   if (o.compare.format != "table" && o.compare.format != "json")
     throw UsageError(fmt::format("--format: found \"{}\", expected table or json", o.compare.format));
   if (o.output.empty()) throw UsageError("-o: missing; expected the parameter file to write, e.g. -o calibrated.json");
-  check_output_path("-o", o.output);  // before the fit, which can take minutes
+  run::check_output_path("-o", o.output);  // before the fit, which can take minutes
   const Bytes min_size = o.min_size.empty() ? 0 : parse_size_flag("--min-size", o.min_size);
   const Bytes max_size =
       o.max_size.empty() ? std::numeric_limits<Bytes>::max() : parse_size_flag("--max-size", o.max_size);
   const std::size_t max_evaluations =
       o.max_evaluations.empty() ? 150 : parse_count("--max-evaluations", o.max_evaluations, 1, 100000);
-  const LogRun run = open_log_run(o.compare);
+  const run::LogRequest request = log_request(o.compare);
+  const run::LogRun run = run::open_log_run(request);
   std::vector<validation::NcclRow> rows;
   for (const auto& r : run.log.rows)
     if (r.size >= min_size && r.size <= max_size) rows.push_back(r);
@@ -82,10 +83,10 @@ int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& er
     throw UsageError(fmt::format("--min-size/--max-size: no row of {} lies between {} and {} bytes; expected at least "
                                  "one row to fit",
                                  run.log.file, min_size, max_size));
-  const Calibration c = calibrate(run, o.compare, rows, max_evaluations);
+  const run::Calibration c = run::calibrate(run, request, rows, max_evaluations);
   const std::string text = topo::write_model_params_json(c.params);
-  write_file_atomically(o.output, [&](std::ostream& f) { f << text; });
-  run.topology.default_notice(err);
+  run::write_file_atomically(o.output, [&](std::ostream& f) { f << text; });
+  log_topology(o.compare).default_notice(err);
   out << (o.compare.format == "json" ? render_json(o, run, c) : render_table(o, run, c));
   return kExitOk;
 }

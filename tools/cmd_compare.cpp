@@ -5,11 +5,13 @@
 #include <fmt/format.h>
 
 #include "reports/compare_report.hpp"
-#include "tools/atomic_file.hpp"
+#include "run/atomic_file.hpp"
 #include "tools/chart_file.hpp"
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
-#include "tools/log_run.hpp"
+#include "tools/options.hpp"
+#include "run/log_prediction.hpp"
+#include "tools/log_options.hpp"
 
 namespace collsim::cli {
 
@@ -30,13 +32,14 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
     throw UsageError(fmt::format("--format: found \"{}\", expected table, json or csv", o.format));
   if (!o.plot.empty()) {
     check_chart_file("--plot", o.plot);
-    check_output_path("--plot", o.plot);
+    run::check_output_path("--plot", o.plot);
   }
-  const LogRun run = open_log_run(o);
+  const run::LogRequest request = log_request(o);
+  const run::LogRun run = run::open_log_run(request);
 
   reports::CompareView view;
   view.log = o.log;
-  view.test = test_program(run);
+  view.test = run::test_program(run);
   view.collective = std::string(sched::collective_name(run.collective));
   view.ranks = run.ranks;
   for (const auto& d : run.log.devices)
@@ -46,16 +49,16 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
   std::vector<std::string> warnings;
   for (const auto& row : run.log.rows) {
     try {
-      const sim::Summary s = predict_row(run, o, o.fidelity, row);
+      const sim::Summary s = run::predict_row(run, request, request.model, row);
       view.algorithm = s.algorithm;
       view.topology = s.topology;
       view.network = s.network;
-      view.rows.push_back(compared_row(row, s));
+      view.rows.push_back(run::compared_row(row, s));
       errors.push_back({row.size, view.rows.back().error_pct});
-    } catch (const ClockOverflowError& e) {
+    } catch (const run::OverflowError& e) {
       // A row whose predicted time passes the clock's end: reported in its row, the others predicted.
-      reports::ComparedRow r = measured_row(row);
-      r.error = e.what();
+      reports::ComparedRow r = run::measured_row(row);
+      r.error = e.rendered(flag_spelling);
       view.rows.push_back(std::move(r));
       warnings.push_back(fmt::format("collsim: warning: compare: {}:{} ({} bytes): not predicted: {}; its predicted "
                                      "columns are empty\n",
@@ -70,7 +73,7 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
     render_chart_atomically("--plot", o.log, reports::compare_chart_table(view), reports::compare_chart_spec(view),
                             o.plot);
 
-  run.topology.default_notice(err);
+  log_topology(o).default_notice(err);
   for (const auto& w : warnings) err << w;
   if (o.format == "json") {
     out << reports::render_compare_json(view);

@@ -4,6 +4,8 @@
 #include "algorithms/host_grid.hpp"
 #include "algorithms/registry.hpp"
 #include "reports/explain.hpp"
+#include "run/plan.hpp"
+#include "run/simulate.hpp"
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
 
@@ -24,8 +26,12 @@ CLI::App* add_explain(CLI::App& app, ExplainOptions& o) {
 int run_explain(const ExplainOptions& o, std::ostream& out) {
   const std::uint32_t ranks = parse_count("--ranks", o.ranks, 1, 26);
   const std::uint32_t elements = parse_count("--elements", o.elements, 1, 100000);
+  const auto& registry = run::builtin_algorithms();
+  const algo::AlgorithmInfo& algorithm = registry.find(o.algorithm.collective_kind(), o.algorithm.algorithm);
+  const run::AlgorithmOptions options = o.algorithm.options();
+  run::check_used_by(options, algorithm);
   // One byte per element: the schedule cuts elements exactly as it cuts bytes.
-  algo::Request request = o.algorithm.request(ranks, elements);
+  algo::Request request = run::make_request(algorithm, options, ranks, elements);
   request.element_size = 1;
   if (!o.nodes.empty()) {
     const std::uint32_t nodes = parse_count("--nodes", o.nodes, 1, ranks);
@@ -34,9 +40,6 @@ int run_explain(const ExplainOptions& o, std::ostream& out) {
                                    "GPUs on every host", ranks, nodes));
     request.hosts = algo::equal_hosts(ranks, nodes);
   }
-  const auto registry = algo::builtin_registry();
-  const algo::AlgorithmInfo& algorithm = registry.find(request.collective, o.algorithm.algorithm);
-  o.algorithm.check_used_by(algorithm);
   const sched::Schedule schedule = algorithm.build(request);
   out << reports::render_explanation(schedule, reports::explain(schedule));
   return kExitOk;

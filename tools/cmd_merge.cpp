@@ -11,12 +11,17 @@
 
 #include "reports/csv.hpp"
 #include "reports/sweep_row.hpp"
-#include "tools/atomic_file.hpp"
+#include "run/atomic_file.hpp"
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
-#include "tools/sweep_shard.hpp"
+#include "run/sweep_shard.hpp"
 
 namespace collsim::cli {
+
+using run::kShardLinePrefix;
+using run::parse_shard_end;
+using run::parse_shard_head;
+using run::ShardHead;
 namespace {
 
 // One record of a shard file, without its line ending, and the line it starts on (1-based).
@@ -215,7 +220,7 @@ CLI::App* add_merge(CLI::App& app, MergeOptions& o) {
 }
 
 int run_merge(const MergeOptions& o, std::ostream& out) {
-  if (!o.output.empty()) check_output_path("-o", o.output);  // before reading the shards
+  if (!o.output.empty()) run::check_output_path("-o", o.output);  // before reading the shards
   std::vector<Shard> shards;
   std::map<std::uint32_t, std::string> by_index;  // shard I -> its file
   for (const auto& path : o.shards) {
@@ -258,7 +263,7 @@ int run_merge(const MergeOptions& o, std::ostream& out) {
   if (o.output.empty() || o.output == "-") {
     write(out);
   } else {
-    write_file_atomically(o.output, write);
+    run::write_file_atomically(o.output, write);
   }
   return kExitOk;
 }

@@ -3,7 +3,7 @@
 
 #include "reports/chart.hpp"
 #include "reports/csv.hpp"
-#include "tools/atomic_file.hpp"
+#include "run/atomic_file.hpp"
 #include "tools/chart_file.hpp"
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
@@ -25,7 +25,7 @@ CLI::App* add_plot(CLI::App& app, PlotOptions& o) {
 
 int run_plot(const PlotOptions& o) {
   check_chart_file("", o.output);  // a wrong file type or an unwritable place is reported before any reading
-  check_output_path("-o", o.output);
+  run::check_output_path("-o", o.output);
   const std::string text = read_input_file("plot", o.input);
   reports::Table table;
   try {

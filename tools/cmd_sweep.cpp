@@ -10,9 +10,11 @@
 #include "reports/sweep_row.hpp"
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
-#include "tools/simulation.hpp"
-#include "tools/sweep_run.hpp"
-#include "tools/sweep_shard.hpp"
+#include "run/parse.hpp"
+#include "run/plan.hpp"
+#include "run/simulate.hpp"
+#include "run/sweep.hpp"
+#include "tools/options.hpp"
 #include "tools/sweep_spec.hpp"
 #include "topologies/export.hpp"
 #include "topologies/generate.hpp"
@@ -21,20 +23,8 @@
 namespace collsim::cli {
 namespace {
 
-struct SweepTopology {
-  topo::Topology topology;
-  std::string fabric;  // generator fabric, "" for a file
-};
-
-struct Job {
-  std::size_t topology;
-  std::uint32_t ranks;
-  const algo::AlgorithmInfo* algorithm;
-  Bytes size;
-};
-
-std::vector<SweepTopology> load_topologies(const SweepOptions& o) {
-  std::vector<SweepTopology> out;
+std::vector<run::SweepTopology> load_topologies(const SweepOptions& o) {
+  std::vector<run::SweepTopology> out;
   const bool generated = !o.generator.empty();
   if (!o.topologies.empty() && generated)
     throw UsageError("--gpus/--fabric: given with topology files; expected one or the other");
@@ -59,7 +49,7 @@ std::vector<Bytes> sweep_sizes(const SweepOptions& o) {
   std::vector<Bytes> sizes;
   if (!o.min_bytes.empty() || !o.max_bytes.empty()) {
     if (o.min_bytes.empty()) throw UsageError("-b/--minbytes: missing; -e needs -b (e.g. -b 8 -e 1G -f 2)");
-    sizes = size_range(o.min_bytes, o.max_bytes, o.step_factor, o.step_bytes, kMaxSweepRows);
+    sizes = size_range(o.min_bytes, o.max_bytes, o.step_factor, o.step_bytes, run::kMaxSweepRows);
   } else if (!o.step_factor.empty() || !o.step_bytes.empty()) {
     throw UsageError("-f/-i: given without -b/--minbytes; expected -b MIN -e MAX with them");
   }
@@ -67,37 +57,6 @@ std::vector<Bytes> sweep_sizes(const SweepOptions& o) {
     for (const auto& s : split_list("--sizes", o.sizes)) sizes.push_back(parse_size_flag("--sizes", s));
   if (sizes.empty()) throw UsageError("-b/--sizes: missing; give sizes as -b 8 -e 1G [-f 2 | -i STEP] or --sizes 1M,1G");
   return sizes;
-}
-
-// The algorithms named by --algorithms for `collective` (all that support it for "all"); a name
-// that exists only for other collectives is left out, an unknown one is an error.
-std::vector<const algo::AlgorithmInfo*> algorithms_for(const algo::AlgorithmRegistry& registry, sched::Collective c,
-                                                       const std::vector<std::string>& names) {
-  std::vector<const algo::AlgorithmInfo*> out;
-  for (const auto& name : names) {
-    if (name != "all") {
-      const auto all = registry.names();
-      if (std::find(all.begin(), all.end(), name) == all.end()) {
-        try {
-          (void)registry.find(c, name);  // throws, listing the algorithms
-        } catch (const algo::AlgorithmError& e) {
-          throw UsageError(fmt::format("--algorithms: {}", e.what()));
-        }
-      }
-    }
-    for (const auto& info : registry.all())
-      if (info.collective == c && (name == "all" || info.name == name) &&
-          std::find(out.begin(), out.end(), &info) == out.end())
-        out.push_back(&info);
-  }
-  return out;
-}
-
-// FNV-1a (64 bit) of `text` as 16 hex digits: stable across builds, unlike std::hash.
-std::string fnv1a_hex(std::string_view text) {
-  std::uint64_t hash = 0xcbf29ce484222325u;
-  for (unsigned char ch : text) hash = (hash ^ ch) * 0x100000001b3u;
-  return fmt::format("{:016x}", hash);
 }
 
 }  // namespace
@@ -150,7 +109,7 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
   const auto dtype = validation::parse_dtype(o.dtype);
   if (!dtype)
     throw UsageError(fmt::format("--dtype: found \"{}\", expected one of: {}", o.dtype, validation::dtype_names_list()));
-  check_network_name(o.network);
+  run::check_network_name(o.network);
   const unsigned threads =
       o.jobs.empty() ? std::max(1u, std::thread::hardware_concurrency()) : parse_count("-j/--jobs", o.jobs, 1, 1024);
   std::uint32_t shard = 0, shards = 1;
@@ -160,146 +119,37 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
     shards = parse_count("--shard", o.shard.substr(slash + 1), 1, 1u << 20);
     shard = parse_count("--shard", o.shard.substr(0, slash), 0, shards - 1);
   }
-  const auto collectives = split_list("--collectives", o.collectives);
-  const auto algorithm_names = split_list("--algorithms", o.algorithms);
-  const auto sizes = sweep_sizes(o);
-  const auto registry = algo::builtin_registry();
-  std::vector<sched::Collective> kinds;
-  for (const auto& c : collectives) {
-    AlgorithmOptions a;
-    a.collective = c;
-    kinds.push_back(a.collective_kind());
-  }
-  const auto topologies = load_topologies(o);
-  // Read once up front: a bad file fails at once, every row sees the same values, and they key --resume.
-  FidelityOptions fidelity;
-  std::string params_text;
-  if (!o.params.empty()) {
-    fidelity.fitted = topo::load_model_params_file(o.params);
-    fidelity.fitted_source = fmt::format("--params {}", o.params);
-    params_text = topo::write_model_params_json(*fidelity.fitted);
-  }
-  std::vector<std::uint32_t> rank_counts;
-  if (!o.ranks.empty()) rank_counts = parse_count_list("--ranks", o.ranks, 1, 1u << 20);
+  run::SweepRequest request;
+  request.format = o.format == "json" ? run::RowFormat::Json : run::RowFormat::Csv;
+  request.dtype = *dtype;
+  request.network = o.network;
+  request.shard = shard;
+  request.shards = shards;
+  request.sharded = !o.shard.empty();
+  request.collectives.clear();
+  for (const auto& c : split_list("--collectives", o.collectives))
+    request.collectives.push_back(run::parse_collective(run::Field::Collective, c));
+  request.algorithms = split_list("--algorithms", o.algorithms);
+  request.sizes = sweep_sizes(o);
+  request.topologies = load_topologies(o);
+  request.params = o.params;
+  if (!o.ranks.empty()) request.ranks = parse_count_list("--ranks", o.ranks, 1, 1u << 20);
+  request.options = o.algorithm.options();
+  const run::SweepPlan plan = run::plan_sweep(std::move(request), run::builtin_algorithms());
+  if (plan.too_few_gpus > 0)
+    err << fmt::format("collsim: sweep: left out {} topology/--ranks pair(s) with more ranks than GPUs\n",
+                       plan.too_few_gpus);
 
-  // The rows in their fixed order: topology, ranks, collective, algorithm, size (innermost).
-  std::vector<Job> jobs;
-  std::size_t too_few_gpus = 0;
-  // What identifies the sweep: the partial file's (--resume) adds the shard to it, the shard
-  // file's (merge) does not. Contents, not names: a topology file edited, or a generated fabric
-  // with other link flags, keeps its name but must not resume or merge with the old rows.
-  const std::string options_text = fmt::format("{}|{}|{}|{}|{}|{}|{}", o.format, o.network, validation::dtype_name(*dtype),
-                                               o.algorithm.root, o.algorithm.chunk_size, o.algorithm.ps_shards,
-                                               reports::sweep_csv_header());
-  std::string fingerprint_text;  // after the options
-  for (const auto& t : topologies) fingerprint_text += "|" + topo::normalized_json(t.topology);
-  fingerprint_text += "|" + params_text;
-  for (std::size_t t = 0; t < topologies.size(); ++t) {
-    const std::uint32_t gpus = static_cast<std::uint32_t>(topologies[t].topology.gpus().size());
-    for (std::uint32_t n : rank_counts.empty() ? std::vector<std::uint32_t>{gpus} : rank_counts) {
-      if (n > gpus) {
-        ++too_few_gpus;
-        continue;
-      }
-      for (sched::Collective c : kinds)
-        for (const auto* a : algorithms_for(registry, c, algorithm_names))
-          for (Bytes s : sizes) {
-            if (jobs.size() >= kMaxSweepRows)
-              throw UsageError(fmt::format("sweep: more than {} rows; expected fewer", kMaxSweepRows));
-            jobs.push_back({t, n, a, s});
-            fingerprint_text += fmt::format("|{}:{}:{}:{}:{}", topologies[t].topology.name(), n, a->name,
-                                            sched::collective_name(c), s);
-          }
-    }
-  }
-  // A name that serves none of the collectives would silently give no rows.
-  for (const auto& name : algorithm_names) {
-    bool used = name == "all";
-    for (sched::Collective c : kinds)
-      for (const auto* a : algorithms_for(registry, c, {name})) used |= a != nullptr;
-    if (!used)
-      throw UsageError(fmt::format("--algorithms: {} has none of the collectives {}; `collsim algorithms` lists what "
-                                   "each one has",
-                                   name, o.collectives));
-  }
-  if (jobs.empty() && too_few_gpus > 0) {
-    // Every pair left out: a header alone would look like a sweep that ran.
-    std::size_t most = 0;
-    for (const auto& t : topologies) most = std::max(most, t.topology.gpus().size());
-    throw UsageError(fmt::format("--ranks: found {}, but no topology has that many GPUs; expected at most {}", o.ranks, most));
-  }
-  if (too_few_gpus > 0)
-    err << fmt::format("collsim: sweep: left out {} topology/--ranks pair(s) with more ranks than GPUs\n", too_few_gpus);
-  // Options are checked once up front, so a typo fails at once rather than skipping every row.
-  {
-    AlgorithmOptions check = o.algorithm;
-    (void)check.request(1u << 20, 0);
-  }
-
-  std::vector<std::size_t> mine;  // this shard's rows
-  for (std::size_t i = shard; i < jobs.size(); i += shards) mine.push_back(i);
-  const bool json = o.format == "json";
-  const std::string dtype_name(validation::dtype_name(*dtype));
-  const auto run_one = [&](std::size_t k) -> JobOutcome {
-    const Job& j = jobs[mine[k]];
-    const SweepTopology& t = topologies[j.topology];
-    AlgorithmOptions flags = o.algorithm;
-    flags.collective = std::string(sched::collective_name(j.algorithm->collective));
-    flags.algorithm = std::string(j.algorithm->name);
-    const reports::SweepRowContext context{mine[k], t.fabric, dtype_name, validation::dtype_size(*dtype)};
-    try {
-      Plan plan;
-      try {
-        plan = build_plan(*j.algorithm, t.topology, j.ranks, flags, j.size, validation::dtype_size(*dtype), fidelity,
-                          Ops::OnDemand);
-      } catch (const algo::AlgorithmError& e) {
-        return {true, e.what(), {}};
-      } catch (const UsageError& e) {  // e.g. --root beyond this row's ranks
-        return {true, e.what(), {}};
-      }
-      const Simulated run = simulate_plan(plan, t.topology, o.network);
-      return {false, json ? reports::sweep_json_row(context, run.summary, t.topology)
-                          : reports::sweep_csv_row(context, run.summary, t.topology),
-              {}};
-    } catch (const ClockOverflowError& e) {
-      // A valid row whose time does not fit the clock: reported in its row and on stderr, and the
-      // other rows run.
-      const auto collective = sched::collective_name(j.algorithm->collective);
-      const reports::SweepRowIdentity id{t.topology.name(), o.network, j.ranks, collective, j.algorithm->name, j.size};
-      return {false,
-              json ? reports::sweep_json_error_row(context, id, e.what())
-                   : reports::sweep_csv_error_row(context, id, e.what()),
-              fmt::format("sweep row {} ({}, {} ranks, {} {}, {} bytes): not simulated: {}", mine[k], t.topology.name(),
-                          j.ranks, collective, j.algorithm->name, j.size, e.what())};
-    }
-  };
-
-  SweepRunSpec spec;
-  spec.count = mine.size();
-  spec.header = json ? std::string() : reports::sweep_csv_header();
-  spec.fingerprint = fnv1a_hex(fmt::format("{}|{}/{}{}", options_text, shard, shards, fingerprint_text));
-  if (!o.shard.empty()) {
-    // Framed by the lines that tell merge which sweep and which rows it holds (sweep_shard.hpp).
-    const ShardHead head{shard, shards, fnv1a_hex(options_text + fingerprint_text), jobs.size(), o.format};
-    spec.header = shard_head_line(head) + spec.header;
-    spec.footer = [head, &mine](const std::vector<std::size_t>& skipped) {
-      std::vector<std::uint64_t> rows;
-      for (std::size_t k : skipped) rows.push_back(mine[k]);
-      return shard_end_line(head, rows);
-    };
-  }
+  run::SweepRunSpec spec = run::sweep_run_spec(plan);
   if (!o.output.empty() && o.output != "-") spec.output = o.output;  // "-": standard output
   spec.resume = o.resume;
   spec.threads = threads;
   spec.progress = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
-  // A whole sweep with no row to show is an error, not a file with a header only; a shard with none
-  // is not (the other shards may hold rows, and merge needs its file).
-  spec.need_a_row = shards == 1;
-  const SweepRunReport report = run_jobs(spec, run_one, out, err);
+  spec.spelling = flag_spelling;
+  const run::SweepRunReport report =
+      run::run_jobs(spec, [&](std::size_t k) { return run::run_sweep_row(plan, k); }, out, err);
   if (report.skipped > 0) {
-    const Job& j = jobs[mine[*report.first_skipped]];
-    const std::string first = fmt::format("first {} on {} ranks of {}: {}", j.algorithm->name, j.ranks,
-                                          topologies[j.topology].topology.name(), report.first_skip_reason);
+    const std::string first = run::render(run::first_skip(plan, report), flag_spelling);
     if (report.signal == 0 && spec.need_a_row && report.skipped == spec.count)
       throw UsageError(fmt::format("sweep: every row ({}) is one an algorithm cannot run, {}", report.skipped, first));
     err << fmt::format("collsim: sweep: skipped {} row(s) that an algorithm cannot run, {}\n", report.skipped, first);

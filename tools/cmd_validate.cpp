@@ -8,7 +8,8 @@
 
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
-#include "tools/simulation.hpp"
+#include "run/plan.hpp"
+#include "run/simulate.hpp"
 #include "tools/sweep_spec.hpp"
 #include "topologies/load_json.hpp"
 #include "validation/cuda/detect_topology.hpp"
@@ -43,6 +44,7 @@ struct Request {
   validation::DType dtype = validation::DType::Float32;
   cuda::Elem elem = cuda::Elem::F32;
   std::optional<cuda::NcclColl> nccl;
+  run::AlgorithmOptions options;  ///< --root, --chunk-size, --ps-shards, --ps-node
 };
 
 std::optional<cuda::NcclColl> nccl_collective(sched::Collective c) {
@@ -60,8 +62,9 @@ Request check_flags(const ValidateOptions& o, const algo::AlgorithmRegistry& reg
   Request r;
   if (o.format != "table" && o.format != "csv" && o.format != "json")
     throw UsageError(fmt::format("--format: found \"{}\", expected table, csv or json", o.format));
-  check_network_name(o.network);
+  run::check_network_name(o.network);
   r.algorithm = &registry.find(o.algorithm.collective_kind(), o.algorithm.algorithm);
+  r.options = o.algorithm.options();
   const auto dtype = validation::parse_dtype(o.dtype);
   const auto elem = dtype ? cuda::elem_of(*dtype) : std::nullopt;
   if (!elem) throw UsageError(fmt::format("--dtype: found \"{}\", expected float32, float16, bfloat16 or int32", o.dtype));
@@ -185,8 +188,7 @@ CLI::App* add_validate(CLI::App& app, ValidateOptions& o) {
 }
 
 int run_validate(const ValidateOptions& o, std::ostream& out, std::ostream& err) {
-  const auto registry = algo::builtin_registry();
-  const Request r = check_flags(o, registry);
+  const Request r = check_flags(o, run::builtin_algorithms());
   // A given topology and --ranks are checked before any GPU is looked for: bad input exits 2, not 3.
   std::optional<topo::Topology> given;
   if (!o.topology.empty()) given = o.topology.load();
@@ -206,13 +208,14 @@ int run_validate(const ValidateOptions& o, std::ostream& out, std::ostream& err)
   std::vector<Row> rows;
   std::uint32_t used_gpus = 0;
   for (const Bytes size : r.sizes) {
-    const Plan plan = build_plan(*r.algorithm, topology, ranks, o.algorithm, size, validation::dtype_size(r.dtype), {});
+    const run::Plan plan =
+        run::build_plan(*r.algorithm, topology, ranks, r.options, size, validation::dtype_size(r.dtype), {});
     const sched::Schedule& s = plan.schedule;
     if (s.total_ranks() > capacity)
       throw UsageError(fmt::format("--ranks-per-gpu: {} ranks need {} GPUs at {} per GPU, found {}", s.total_ranks(),
                                    (s.total_ranks() + r.ranks_per_gpu - 1) / r.ranks_per_gpu, r.ranks_per_gpu,
                                    probe.devices.size()));
-    const Simulated predicted = simulate_plan(plan, topology, o.network);
+    const run::Simulated predicted = run::simulate_plan(plan, topology, o.network);
     const cuda::StreamPlan streams = cuda::lower_schedule(s, r.ranks_per_gpu);
     used_gpus = streams.devices;
     Row row;

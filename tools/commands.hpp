@@ -37,10 +37,6 @@ struct SimulateOptions {
 };
 CLI::App* add_simulate(CLI::App& app, SimulateOptions& options);
 int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream& err);
-/// What `collsim simulate` computes for a built-in algorithm (options.schedule empty), by the same path
-/// and with the same defaults, without a report: `compare` predicts every log row with it. Throws
-/// as run_simulate does (UsageError, TopologyError, AlgorithmError, ...).
-sim::Summary simulate_summary(const SimulateOptions& options);
 
 struct ExplainOptions {
   AlgorithmOptions algorithm;

@@ -1,65 +1,11 @@
 #include "tools/fidelity_options.hpp"
 
 #include <limits>
-#include <algorithm>
 
-#include <fmt/format.h>
-
-#include "algorithms/channels.hpp"
-#include "sim/nccl_formula.hpp"
-#include "sim/units/saturate.hpp"
-#include "tools/cli.hpp"
+#include "run/parse.hpp"
 #include "tools/options.hpp"
-#include "topologies/hosts.hpp"
-#include "topologies/model_params.hpp"
-#include "topologies/topology.hpp"
-#include "topologies/routes.hpp"
 
 namespace collsim::cli {
-namespace {
-
-// NCCL's formula needs the fabric as NCCL's search would see it: the per-GPU bandwidth along the
-// ring (the slowest rank-to-next-rank route, times its class's efficiency), how many hosts, and
-// the class of the steps inside a host.
-sim::NcclFormulaInput formula_input(const topo::ModelParams& params, const topo::Topology& topology,
-                                    std::span<const topo::NodeId> ranks, std::string_view algorithm,
-                                    sched::Collective collective, Bytes size, std::uint32_t channels) {
-  sim::NcclFormulaInput in;
-  in.collective = collective;
-  in.family = sim::algorithm_family(algorithm);
-  in.ranks = static_cast<std::uint32_t>(ranks.size());
-  in.channels = channels;
-  in.size = size;
-  const auto hosts = topo::host_indices(topology, ranks);
-  in.nodes = hosts.empty() ? 1 : *std::max_element(hosts.begin(), hosts.end()) + 1;
-  topo::RouteCache routes(topology);
-  std::optional<double> bus;
-  bool intra_found = false;
-  for (std::size_t r = 0; ranks.size() > 1 && r < ranks.size(); ++r) {
-    const std::size_t next = (r + 1) % ranks.size();
-    const topo::Route& route = routes.get(ranks[r], ranks[next]);
-    const auto cls = sim::route_class(topology, route.links);
-    const double bits = static_cast<double>(route.bottleneck.bits_per_s) * params.link_efficiency_or_default(cls);
-    bus = bus ? std::min(*bus, bits) : bits;
-    if (!intra_found && (hosts.empty() || hosts[r] == hosts[next])) {
-      in.intra = cls;
-      intra_found = true;
-    }
-  }
-  // double(2^64 - 1) is 2^64, one past what a Bandwidth holds: clamp rather than convert out of range.
-  in.bus_bandwidth = Bandwidth{saturating_cast<std::uint64_t>(bus.value_or(0.0))};
-  return in;
-}
-
-// The source of a value: the last layer that set it.
-template <class T>
-void layer(std::optional<T>& value, std::string& source, const std::optional<T>& candidate, const std::string& name) {
-  if (!candidate) return;
-  value = candidate;
-  source = name;
-}
-
-}  // namespace
 
 void FidelityOptions::add_to(CLI::App& cmd, bool with_model) {
   add_value(cmd, "--protocol", protocol,
@@ -82,109 +28,16 @@ void FidelityOptions::add_to(CLI::App& cmd, bool with_model) {
             "Also print a formula's time: analytical (the alpha-beta closed form) or nccl (NCCL's tuning model)");
 }
 
-topo::ModelParams load_params_flag(const std::string& path) {
-  try {
-    return topo::load_model_params_file(path);
-  } catch (const topo::TopologyError& e) {
-    throw topo::TopologyError(fmt::format("--params: {}", e.what()));
-  }
-}
-
-std::string FidelityOptions::model_name() const {
-  if (model.empty() || model == "analytical" || model == "nccl") return model;
-  throw UsageError(fmt::format("--model: found \"{}\", expected analytical or nccl", model));
-}
-
-topo::ModelParams flag_params(const FidelityOptions& o, bool schedule_file) {
-  topo::ModelParams flags;
-  if (!o.protocol.empty()) {
-    flags.protocol = topo::parse_protocol_choice(o.protocol);
-    if (!flags.protocol)
-      throw UsageError(fmt::format("--protocol: found \"{}\", expected ll, ll128, simple or auto", o.protocol));
-  }
-  if (!o.channels.empty()) {
-    if (schedule_file) throw UsageError("--channels: not allowed with --schedule, whose ops carry their own channels");
-    flags.channels = parse_count("--channels", o.channels, 1, 64);
-  }
-  if (!o.slice.empty()) flags.slice = parse_size_flag("--slice", o.slice);
-  return flags;
-}
-
-Fidelity resolve_fidelity(const FidelityOptions& o, const topo::Topology& topology,
-                          std::span<const topo::NodeId> rank_to_node, std::string_view algorithm,
-                          sched::Collective collective, Bytes size, const std::optional<algo::Request>& request) {
-  (void)o.model_name();  // flag errors first
-  Fidelity f;
-  std::optional<topo::ProtocolChoice> choice;
-  std::optional<std::uint32_t> channels;
-  std::optional<Bytes> slice;
-  const auto apply = [&](const topo::ModelParams& p, const std::string& name) {
-    f.params.merge(p);
-    layer(choice, f.protocol_source, p.protocol, name);
-    layer(channels, f.channels_source, p.channels, name);
-    layer(slice, f.slice_source, p.slice, name);
-  };
-  apply(topology.params(), fmt::format("topology {}", topology.name()));
-  if (!o.params.empty()) apply(load_params_flag(o.params), fmt::format("--params {}", o.params));
-  if (o.fitted) apply(*o.fitted, o.fitted_source);
-  const topo::ModelParams flags = flag_params(o, !request);
-  if (!o.max_ops.empty())
-    f.max_ops = parse_count("--max-ops", o.max_ops, 1, std::numeric_limits<std::uint32_t>::max());
-  layer(choice, f.protocol_source, flags.protocol, "--protocol");
-  layer(channels, f.channels_source, flags.channels, "--channels");
-  layer(slice, f.slice_source, flags.slice, "--slice");
-  f.params.merge(flags);
-
-  if (request && channels) {
-    f.channels = *channels;
-    if (f.channels > 1 && !algo::splits_over_channels(collective)) {
-      if (flags.channels) throw UsageError(fmt::format("--channels: found {}, but {} cuts its buffer into per-rank parts; "
-                                                       "expected 1 (channels split allreduce, broadcast and reduce)",
-                                                       f.channels, sched::collective_name(collective)));
-      f.channels_source = fmt::format("{} gave {}, which split only allreduce, broadcast and reduce",
-                                      f.channels_source, f.channels);
-      f.channels = 1;
-    }
-  } else if (!request && channels) {
-    f.channels_source = fmt::format("{} gave {}; a schedule file brings its own channels", f.channels_source, *channels);
-  }
-
-  if (choice) {
-    f.protocol_auto = *choice == topo::ProtocolChoice::Auto;
-    if (f.protocol_auto) {
-      const auto in = formula_input(f.params, topology, rank_to_node, algorithm, collective, size, f.channels);
-      // NCCL enables LL128 by default on NVLink paths only (ncclTopoTuneModel, typeIntra <= PATH_NVB).
-      f.protocol = sim::nccl_pick_protocol(in, f.params, in.intra == topo::LinkClass::NvLink);
-    } else {
-      f.protocol = static_cast<topo::Protocol>(*choice);
-    }
-  }
-  // Slices: as set, else NCCL's slice for the protocol in use, else none.
-  if (slice) {
-    f.slice = *slice;
-  } else if (f.protocol) {
-    f.slice = f.params.slice_or_default(*f.protocol);
-    f.slice_source = fmt::format("NCCL's slice for {}", topo::protocol_name(*f.protocol));
-  }
-  f.costs = sim::resolve_costs(f.params, f.protocol, sim::algorithm_family(algorithm), topology);
-  return f;
-}
-
-std::optional<Time> nccl_model_time(const Fidelity& f, const topo::Topology& topology,
-                                    std::span<const topo::NodeId> rank_to_node, std::string_view algorithm,
-                                    sched::Collective collective, Bytes size) {
-  const std::string_view family = sim::algorithm_family(algorithm) == topo::AlgoFamily::Tree ? "tree" : "ring";
-  if (algorithm != "ring" && algorithm != family && algorithm != "double-tree") return std::nullopt;
-  auto in = formula_input(f.params, topology, rank_to_node, algorithm, collective, size, f.channels);
-  in.protocol = f.protocol ? *f.protocol : sim::nccl_pick_protocol(in, f.params, in.intra == topo::LinkClass::NvLink);
-  const auto t = sim::nccl_formula_time(in, f.params);
-  if (t && time_saturated(*t))
-    throw UnitError(fmt::format("--model nccl: NCCL's formula gives {} {} of {} with protocol {} more time than the "
-                                "clock holds (2^63 ps, about 106 days); expected a larger protocol or link efficiency "
-                                "(--params) or a smaller --size",
-                                algorithm, sched::collective_name(collective), format_size(size),
-                                topo::protocol_name(in.protocol)));
-  return t;
+run::ModelOptions FidelityOptions::model_options() const {
+  run::ModelOptions m;
+  if (!model.empty()) m.formula = run::parse_formula(model);  // flag errors first, as before the layer
+  if (!protocol.empty()) m.protocol = run::parse_protocol(protocol);
+  if (!channels.empty()) m.channels = run::parse_count(run::Field::Channels, channels, 1, 64);
+  if (!slice.empty()) m.slice = run::parse_size(run::Field::Slice, slice);
+  m.params = params;
+  if (!max_ops.empty())
+    m.max_ops = run::parse_count(run::Field::MaxOps, max_ops, 1, std::numeric_limits<std::uint32_t>::max());
+  return m;
 }
 
 }  // namespace collsim::cli

@@ -1,19 +1,12 @@
-// simulate's fidelity flags (--protocol, --channels, --slice, --params, --model, --max-ops) and how they,
-// a parameter file and the topology's own parameters combine into what a run uses, with the
-// source of every value (topologies/model_params.hpp has the layering).
+// The model flags (--protocol, --channels, --slice, --params, --model, --max-ops) of simulate,
+// compare and calibrate, and the typed model options they give (run/request.hpp).
 #pragma once
 
-#include <cstdint>
-#include <optional>
-#include <span>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
-#include "algorithms/registry.hpp"
-#include "sim/op_costs.hpp"
-#include "topologies/model_params.hpp"
-#include "topologies/topology.hpp"
+#include "run/request.hpp"
 
 namespace collsim::cli {
 
@@ -24,58 +17,12 @@ struct FidelityOptions {
   std::string params;
   std::string model;
   std::string max_ops;
-  /// Parameters given in memory (collsim calibrate's trial values, sweep's --params read once),
-  /// layered over --params and under the flags; `fitted_source` names them in reports.
-  std::optional<topo::ModelParams> fitted;
-  std::string fitted_source = "calibration";
 
   /// Registers the flags on `cmd`; --model only when `with_model`.
   void add_to(CLI::App& cmd, bool with_model = true);
-  /// --model's value: "", "analytical" or "nccl". Throws UsageError for anything else.
-  [[nodiscard]] std::string model_name() const;
+  /// The flags as typed model options; throws run::RequestError naming the flag whose value does
+  /// not parse (e.g. --protocol fast, --channels 0).
+  [[nodiscard]] run::ModelOptions model_options() const;
 };
-
-/// What one run uses, and where each value came from ("topology dgx-a100", "--params f.json",
-/// "--protocol", "default").
-struct Fidelity {
-  topo::ModelParams params;                ///< every layer merged
-  std::optional<topo::Protocol> protocol;  ///< nullopt: none (the ideal α-β model)
-  bool protocol_auto = false;              ///< picked per size by NCCL's cost model
-  std::string protocol_source = "default";
-  std::uint32_t channels = 1;
-  std::string channels_source = "default";
-  Bytes slice = 0;                         ///< 0: chunks move whole
-  std::string slice_source = "default";
-  /// Most ops once pipeline chunks and slices are cut (--max-ops; tools/simulation.hpp). A run
-  /// takes about 200 B and, on a contended NVSwitch, 1 to 3 microseconds per op
-  /// (bench/PROFILE.md 3.7), so the default keeps one under about a second.
-  std::uint64_t max_ops = std::uint64_t{1} << 18;
-  sim::CostSettings costs;
-};
-
-/// What the flags --protocol, --channels and --slice set, as the top layer of parameters.
-/// Throws UsageError naming the flag for a bad value, and for --channels with a schedule file
-/// (`schedule_file`), whose ops carry their own channels.
-topo::ModelParams flag_params(const FidelityOptions& options, bool schedule_file);
-
-/// The parameter file of a --params flag (topo::load_model_params_file). Throws TopologyError whose
-/// message starts with "--params: " (e.g. "--params: DIR is a directory; expected a parameter JSON file").
-topo::ModelParams load_params_flag(const std::string& path);
-
-/// The fidelity of running `algorithm` on `topology` (participant r on rank_to_node[r]; only the
-/// participants are given).
-/// `request` is nullopt for a schedule file, which brings its own channels (--channels is then an
-/// error). Throws UsageError for bad flags or a collective that cannot split over --channels,
-/// TopologyError for a bad parameter file.
-Fidelity resolve_fidelity(const FidelityOptions& options, const topo::Topology& topology,
-                          std::span<const topo::NodeId> rank_to_node, std::string_view algorithm,
-                          sched::Collective collective, Bytes size, const std::optional<algo::Request>& request);
-
-/// NCCL's formula for this run (sim/nccl_formula.hpp), at the protocol in use, or at the one NCCL
-/// would pick when the run has none. nullopt where NCCL has no such algorithm. Throws UnitError when
-/// the formula's time does not fit on the clock (2^63 ps; it saturated).
-std::optional<Time> nccl_model_time(const Fidelity& fidelity, const topo::Topology& topology,
-                                    std::span<const topo::NodeId> rank_to_node, std::string_view algorithm,
-                                    sched::Collective collective, Bytes size);
 
 }  // namespace collsim::cli

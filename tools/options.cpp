@@ -1,13 +1,14 @@
 #include "tools/options.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <limits>
 
 #include <fmt/format.h>
 
 #include "sim/io/text_file.hpp"
+#include "run/parse.hpp"
 #include "tools/cli.hpp"
-#include "topologies/generate.hpp"
-#include "topologies/load_json.hpp"
 
 namespace collsim::cli {
 
@@ -52,67 +53,20 @@ void TopologyOptions::default_notice(std::ostream& err) const {
                        kDefaultTopology);
 }
 
-namespace {
-
-Bandwidth bandwidth_flag(std::string_view flag, const std::string& text, std::string_view fallback) {
-  try {
-    return parse_bandwidth(text.empty() ? fallback : std::string_view(text));
-  } catch (const UnitError& e) {
-    throw UsageError(fmt::format("{}: {}", flag, e.what()));
-  }
+run::TopologySpec TopologyOptions::spec_of() const {
+  run::TopologySpec t;
+  t.name = spec;
+  if (!gpus.empty()) t.gpus = run::parse_count(run::Field::Gpus, gpus, 1, 1u << 20);
+  if (!fabric.empty()) t.fabric = run::parse_fabric(fabric);
+  if (!link_bandwidth.empty()) t.link_bandwidth = run::parse_bandwidth(run::Field::LinkBandwidth, link_bandwidth);
+  if (!link_latency.empty()) t.link_latency = run::parse_latency(run::Field::LinkLatency, link_latency);
+  if (!nodes.empty()) t.nodes = run::parse_count(run::Field::Nodes, nodes, 1, 1u << 20);
+  if (!net_bandwidth.empty()) t.net_bandwidth = run::parse_bandwidth(run::Field::NetBandwidth, net_bandwidth);
+  if (!net_latency.empty()) t.net_latency = run::parse_latency(run::Field::NetLatency, net_latency);
+  return t;
 }
 
-Time latency_flag(std::string_view flag, const std::string& text, std::string_view fallback) {
-  try {
-    return parse_latency(text.empty() ? fallback : std::string_view(text));
-  } catch (const UnitError& e) {
-    throw UsageError(fmt::format("{}: {}", flag, e.what()));
-  }
-}
-
-}  // namespace
-
-topo::Topology TopologyOptions::load() const {
-  const bool generated = !gpus.empty() || !fabric.empty() || !link_bandwidth.empty() || !link_latency.empty() ||
-                         !nodes.empty() || !net_bandwidth.empty() || !net_latency.empty();
-  if (!spec.empty() && generated)
-    throw UsageError(fmt::format("both a topology (\"{}\") and generator flags (--gpus/--fabric/--link-*/--nodes/--net-*) "
-                                 "were given; expected one or the other",
-                                 spec));
-  if (!generated) {
-    return topo::load_topology(spec.empty() ? kDefaultTopology : std::string_view(spec));
-  }
-  if (gpus.empty()) throw UsageError("--gpus: missing; a generated fabric needs --gpus N and --fabric F");
-  if (fabric.empty())
-    throw UsageError("--fabric: missing; a generated fabric needs --fabric ring|switch|fully-connected and --gpus N");
-  const std::uint32_t n = parse_count("--gpus", gpus, 1, 1u << 20);
-  const auto f = topo::parse_fabric(fabric);
-  if (!f) throw UsageError(fmt::format("--fabric: found \"{}\", expected ring, switch or fully-connected", fabric));
-  if (*f == topo::Fabric::FullyConnected && n > 4096)
-    throw UsageError(fmt::format("--gpus: {} GPUs fully connected is {} links; expected at most 4096 GPUs", n,
-                                 std::uint64_t{n} * (n - 1) / 2));
-  const Bandwidth bw = bandwidth_flag("--link-bandwidth", link_bandwidth, "25GB/s");
-  const Time lat = latency_flag("--link-latency", link_latency, "1us");
-  if (nodes.empty()) {
-    if (!net_bandwidth.empty() || !net_latency.empty())
-      throw UsageError(fmt::format("{}: only a multi-node fabric has network links; expected --nodes K with it",
-                                   net_bandwidth.empty() ? "--net-latency" : "--net-bandwidth"));
-    return topo::generate_fabric(*f, n, bw, lat);
-  }
-  // One switch per host is the shape the issue asks for; a ring or mesh inside each host would
-  // need NICs to reach the network, which a file describes better (see dgx-a100-2node).
-  if (*f != topo::Fabric::Switch)
-    throw UsageError(fmt::format("--nodes: found --fabric {}, expected --fabric switch (each host's GPUs on its own "
-                                 "switch)", topo::fabric_name(*f)));
-  topo::MultiNodeSpec m;
-  m.gpus = n;
-  m.hosts = parse_count("--nodes", nodes, 1, 1u << 20);
-  m.link_bandwidth = bw;
-  m.link_latency = lat;
-  m.net_bandwidth = bandwidth_flag("--net-bandwidth", net_bandwidth, "25GB/s");
-  m.net_latency = latency_flag("--net-latency", net_latency, "2us");
-  return topo::generate_multi_node(m);
-}
+topo::Topology TopologyOptions::load() const { return run::load_topology(spec_of()); }
 
 void AlgorithmOptions::add_to(CLI::App& cmd) {
   add_value(cmd, "--collective", collective,
@@ -127,62 +81,30 @@ void AlgorithmOptions::add_to(CLI::App& cmd) {
                  "instead of on ranks 0..K-1");
 }
 
-std::vector<std::string> AlgorithmOptions::ps_nodes() const {
-  std::vector<std::string> ids;
-  if (ps_node.empty()) return ids;
-  std::string_view rest = ps_node;
-  while (true) {
-    const auto comma = rest.find(',');
-    ids.emplace_back(rest.substr(0, comma));
-    if (ids.back().empty()) throw UsageError(fmt::format("--ps-node: found an empty node id in \"{}\"", ps_node));
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
-  }
-  return ids;
-}
-
-void AlgorithmOptions::check_used_by(const algo::AlgorithmInfo& info) const {
-  const auto kind = sched::collective_name(info.collective);
-  if (!root.empty() && info.collective != sched::Collective::Broadcast &&
-      info.collective != sched::Collective::Reduce)
-    throw UsageError(fmt::format("--root: {} has no root; expected --root only with --collective broadcast or reduce",
-                                 kind));
-  if (!chunk_size.empty() && !algo::takes_flag(info, "--chunk-size"))
-    throw UsageError(fmt::format("--chunk-size: {} {} is not pipelined in chunks; expected --chunk-size only with "
-                                 "tree, double-tree, or ring broadcast and reduce (`collsim algorithms` lists them)",
-                                 info.name, kind));
-  for (const auto* flag : {&ps_shards, &ps_node})
-    if (!flag->empty() && info.name != "ps")
-      throw UsageError(fmt::format("{}: only the ps algorithm has servers, not {}",
-                                   flag == &ps_shards ? "--ps-shards" : "--ps-node", info.name));
-}
-
 sched::Collective AlgorithmOptions::collective_kind() const {
-  const auto c = sched::parse_collective(collective);
-  if (!c)
-    throw UsageError(fmt::format("--collective: found \"{}\", expected one of: {}", collective,
-                                 sched::collective_names_list()));
-  return *c;
+  return run::parse_collective(run::Field::Collective, collective);
 }
 
-algo::Request AlgorithmOptions::request(std::uint32_t nranks, Bytes size) const {
-  algo::Request r{collective_kind(), nranks, size};
-  if (!root.empty()) r.root = parse_count("--root", root, 0, nranks - 1);
-  if (!chunk_size.empty()) {
-    r.chunk_size = parse_size_flag("--chunk-size", chunk_size);
-    if (r.chunk_size == 0) throw UsageError("--chunk-size: found 0, expected at least 1 byte");
+run::AlgorithmOptions AlgorithmOptions::options() const {
+  run::AlgorithmOptions o;
+  if (!root.empty()) o.root = run::parse_count(run::Field::Root, root, 0, std::numeric_limits<std::uint32_t>::max());
+  if (!chunk_size.empty()) o.chunk_size = run::parse_size(run::Field::ChunkSize, chunk_size);
+  if (!ps_shards.empty())
+    o.ps_shards = run::parse_count(run::Field::PsShards, ps_shards, 1, std::numeric_limits<std::uint32_t>::max());
+  if (!ps_node.empty()) o.ps_node = run::parse_node_list(run::Field::PsNode, ps_node);
+  return o;
+}
+
+std::string flag_spelling(run::Field field) {
+  switch (field) {
+    case run::Field::Log: return "LOG";
+    case run::Field::Output: return "-o";
+    case run::Field::Jobs: return "-j/--jobs";
+    default: break;
   }
-  if (!ps_shards.empty()) r.ps_shards = parse_count("--ps-shards", ps_shards, 1, nranks);
-  const auto nodes = ps_nodes();
-  if (!nodes.empty()) {
-    if (algorithm != "ps") throw UsageError(fmt::format("--ps-node: only the ps algorithm has servers, not {}", algorithm));
-    if (ps_shards.empty()) r.ps_shards = static_cast<std::uint32_t>(nodes.size());
-    if (nodes.size() != r.ps_shards)
-      throw UsageError(fmt::format("--ps-node: found {} node(s) for {} shard(s), expected one node per shard",
-                                   nodes.size(), r.ps_shards));
-    r.ps_external_server = true;
-  }
-  return r;
+  std::string flag = "--" + std::string(run::field_name(field));
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
 }
 
 Bytes parse_size_flag(std::string_view flag, std::string_view text) {

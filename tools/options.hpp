@@ -1,4 +1,6 @@
-// Command-line pieces shared by subcommands: topology selection and number parsing.
+// Command-line pieces shared by subcommands: the flags of a topology and of an algorithm's
+// options, turned into the library layer's typed request fields (run/request.hpp), how the CLI
+// spells a request field in its messages, and number parsing.
 #pragma once
 
 #include <cstdint>
@@ -10,12 +12,17 @@
 #include <CLI/CLI.hpp>
 
 #include "algorithms/registry.hpp"
+#include "run/errors.hpp"
+#include "run/request.hpp"
 #include "topologies/topology.hpp"
 
 namespace collsim::cli {
 
 /// The bundled topology used when none is named.
-inline constexpr std::string_view kDefaultTopology = "dgx-a100";
+inline constexpr std::string_view kDefaultTopology = run::kDefaultTopology;
+
+/// How the CLI spells a request field in messages: its flag ("--chunk-size", "-o", "LOG").
+std::string flag_spelling(run::Field field);
 
 /// TOPOLOGY (a file or bundled name) or the generator flags --gpus/--fabric/--link-bandwidth/--link-latency
 /// and, for a multi-node fabric, --nodes/--net-bandwidth/--net-latency.
@@ -33,9 +40,12 @@ struct TopologyOptions {
   void add_to(CLI::App& cmd);
   /// True when neither TOPOLOGY nor a generator flag was given.
   [[nodiscard]] bool empty() const;
-  /// Loads or generates the topology; with neither given, loads kDefaultTopology (the caller
-  /// says so with default_notice() once the command has succeeded, so an error stays one line).
-  /// Throws UsageError / TopologyError / UnitError.
+  /// The flags as a typed request field (run::TopologySpec); throws run::RequestError for a value
+  /// that does not parse.
+  [[nodiscard]] run::TopologySpec spec_of() const;
+  /// Loads or generates the topology (run::load_topology); with neither given, loads
+  /// kDefaultTopology (the caller says so with default_notice() once the command has succeeded, so
+  /// an error stays one line). Throws run::RequestError / TopologyError / UnitError.
   [[nodiscard]] topo::Topology load() const;
   /// Writes the "using the bundled default" notice to `err` when empty().
   void default_notice(std::ostream& err) const;
@@ -52,17 +62,12 @@ struct AlgorithmOptions {
 
   /// Registers --collective, --algorithm, --root, --chunk-size, --ps-shards, --ps-node on `cmd`.
   void add_to(CLI::App& cmd);
-  /// The --collective value; throws UsageError listing the valid names.
+  /// The --collective value; throws run::RequestError listing the valid names.
   [[nodiscard]] sched::Collective collective_kind() const;
-  /// The request for `nranks` ranks and `size` bytes; throws UsageError naming the flag.
-  [[nodiscard]] algo::Request request(std::uint32_t nranks, Bytes size) const;
-  /// Refuses a flag that algorithm `info` would not use (UsageError naming it and what uses it): --root
-  /// outside broadcast and reduce, --chunk-size for an algorithm not pipelined in chunks,
-  /// --ps-shards and --ps-node outside ps. A single run says so rather than ignore a flag; a sweep
-  /// applies each flag to the rows that use it.
-  void check_used_by(const algo::AlgorithmInfo& info) const;
-  /// The --ps-node ids, in order (empty without --ps-node).
-  [[nodiscard]] std::vector<std::string> ps_nodes() const;
+  /// --root, --chunk-size, --ps-shards and --ps-node as typed options (run::AlgorithmOptions);
+  /// throws run::RequestError for a value that does not parse. The layer checks the rest (a root
+  /// below N, an option the algorithm uses: run/plan.hpp).
+  [[nodiscard]] run::AlgorithmOptions options() const;
 };
 
 /// Adds an option (or a positional, for a name without dashes) whose value must not be empty:

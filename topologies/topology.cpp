@@ -152,6 +152,12 @@ Topology Topology::with_bandwidth_factors(const PerClass<double>& factor) const 
   return copy;
 }
 
+Topology Topology::copy() const {
+  PerClass<double> unchanged;
+  unchanged.fill(1.0);
+  return with_bandwidth_factors(unchanged);
+}
+
 Topology::~Topology() = default;
 Topology::Topology(Topology&&) noexcept = default;
 Topology& Topology::operator=(Topology&&) noexcept = default;

@@ -111,6 +111,9 @@ class Topology {
   /// line rate: factors are efficiencies in (0, 1]), with the same nodes, link ids, latencies and
   /// routes: what a protocol's efficiency leaves of each link.
   [[nodiscard]] Topology with_bandwidth_factors(const PerClass<double>& factor) const;
+  /// An identical copy (a Topology is move-only, so that copies are explicit: a large one is
+  /// rebuilt, graph and all).
+  [[nodiscard]] Topology copy() const;
 
   /// Sum of the bandwidths of the links leaving `node` (the injection bandwidth of a GPU). O(1).
   [[nodiscard]] Bandwidth out_bandwidth(NodeId node) const;

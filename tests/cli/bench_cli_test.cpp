@@ -1,5 +1,5 @@
 // collsim bench: the JSON report's fields, skipping by --max-ranks, bad flags, and the forked
-// measurement (tools/bench_measure.hpp). No timing thresholds: speed is measured, not tested.
+// measurement (bench/bench_measure.hpp). No timing thresholds: speed is measured, not tested.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cli/cli_harness.hpp"
-#include "tools/bench_cases.hpp"
-#include "tools/bench_measure.hpp"
+#include "bench/bench_cases.hpp"
+#include "bench/bench_measure.hpp"
 #include "tools/cli.hpp"
 
 using collsim::testing::check_bad_input;
@@ -119,7 +119,7 @@ TEST_CASE("bench rejects bad flags with one line and exit 2", "[cli][bench]") {
 }
 
 TEST_CASE("a run in a child reports failures instead of taking the caller down", "[bench]") {
-  using namespace collsim::cli::bench;
+  using namespace collsim::bench;
   const auto failed = measure_in_child([]() -> Work { throw std::runtime_error("no route"); }, {});
   CHECK(failed.status == RunStatus::Failed);
   CHECK(failed.message == "no route");
@@ -128,8 +128,8 @@ TEST_CASE("a run in a child reports failures instead of taking the caller down",
   const auto killed = measure_in_child([]() -> Work { std::raise(SIGKILL); return {}; }, {});
   CHECK(killed.status == RunStatus::Failed);
   CHECK_THAT(killed.message, Catch::Contains("signal 9"));
-  // An unknown subcommand is how a build without `collsim sweep` answers: "not available".
-  CHECK_THROWS_AS(run_sweep({"no-such-subcommand"}), NotAvailable);
+  // The sweep workload runs the library layer's sweep: a request with no size fails as it does.
+  CHECK_THROWS_AS(run_sweep(collsim::run::SweepRequest{}, 1), collsim::run::RequestError);
   const auto slow = measure_in_child(
       []() -> Work {
         ::pause();  // waits for a signal: the alarm of the time limit
@@ -141,7 +141,7 @@ TEST_CASE("a run in a child reports failures instead of taking the caller down",
 }
 
 TEST_CASE("each run's peak memory is its own", "[bench]") {
-  using namespace collsim::cli::bench;
+  using namespace collsim::bench;
   constexpr std::size_t kBig = std::size_t{256} << 20;
   const auto big = measure_in_child(
       [] {
@@ -159,7 +159,7 @@ TEST_CASE("each run's peak memory is its own", "[bench]") {
 
 #if !defined(__SANITIZE_ADDRESS__)  // AddressSanitizer reserves terabytes of address space up front
 TEST_CASE("a memory limit (--max-memory) turns an oversized run into a failure with a message", "[bench]") {
-  using namespace collsim::cli::bench;
+  using namespace collsim::bench;
   const auto m = measure_in_child(
       [] {
         std::vector<char> v(std::size_t{4} << 30);

@@ -14,7 +14,7 @@
 #include "sim/schedule/json_io.hpp"
 #include "tests/cli/cli_harness.hpp"
 #include "tools/cli.hpp"
-#include "tools/simulation.hpp"
+#include "run/plan.hpp"
 
 using namespace collsim::testing;
 
@@ -266,13 +266,13 @@ TEST_CASE("a run of a billion transfers or more says first how long it will take
     collsim::algo::Request request;
     request.nranks = n;
     request.size = collsim::Bytes{1} << 20;
-    collsim::cli::Plan plan;
+    collsim::run::Plan plan;
     plan.stream = collsim::algo::make_ring_stream(request, collsim::sched::Collective::AllReduce);
     return plan;
   };
   std::ostringstream big, small;
-  collsim::cli::long_run_notice(plan_of(100'000), big);
-  collsim::cli::long_run_notice(plan_of(16'384), small);
+  collsim::run::long_run_notice(plan_of(100'000), big);
+  collsim::run::long_run_notice(plan_of(16'384), small);
   CHECK(big.str() ==
         "collsim: note: simulating 2e+10 transfers takes about 66 minutes or more at 5 million a second; "
         "`collsim algorithms` gives each algorithm's closed form at once\n");

@@ -16,7 +16,7 @@
 #include "reports/chart.hpp"
 #include "reports/csv.hpp"
 #include "tests/cli/cli_harness.hpp"
-#include "tools/partial_file.hpp"
+#include "run/partial_file.hpp"
 #include "tools/sweep_spec.hpp"
 
 using collsim::testing::check_bad_input;
@@ -326,9 +326,9 @@ TEST_CASE("a sweep whose partial file another sweep holds is refused with exit 7
   const auto out = dir / "out.csv";
   const auto partial = dir / ".out.csv.partial";
   {
-    // Held as a running sweep holds it (tools/partial_file.hpp); in this process the system names
+    // Held as a running sweep holds it (run/partial_file.hpp); in this process the system names
     // no pid (tests/tools/tool_tests.cpp checks the pid of another process).
-    const collsim::cli::PartialFile held(partial, out);
+    const collsim::run::PartialFile held(partial, out);
     for (const bool resume : {false, true}) {
       const auto r = run_collsim(with(kSmall, resume ? std::vector<std::string>{"-o", out.string(), "--resume"}
                                                      : std::vector<std::string>{"-o", out.string()}));

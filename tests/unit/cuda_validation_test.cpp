@@ -11,7 +11,6 @@
 
 #include "algorithms/registry.hpp"
 #include "tests/cli/cli_harness.hpp"
-#include "tools/options.hpp"
 #include "topologies/load_json.hpp"
 #include "validation/cuda/gpu_runtime.hpp"
 #include "validation/cuda/lower_schedule.hpp"
@@ -182,9 +181,7 @@ TEST_CASE("nvidia-smi topo -m of a DGX A100: NV12 everywhere is one NVSwitch at 
   CHECK(count_nodes(topology, topo::NodeType::Switch) == 1);
   CHECK(count_links(topology, topo::LinkType::Pcie) == 0);
   // The bundled dgx-a100 (A100 datasheet: 600 GB/s bidirectional) has the same injection bandwidth.
-  cli::TopologyOptions bundled;
-  bundled.spec = "dgx-a100";
-  const auto reference = bundled.load();
+  const auto reference = topo::load_topology("dgx-a100");
   CHECK(topology.out_bandwidth(topology.gpus()[0]) == reference.out_bandwidth(reference.gpus()[0]));
 }
 
@@ -194,9 +191,7 @@ TEST_CASE("nvidia-smi topo -m of a DGX H100 with an underlined header: NV18 is 4
   CHECK(t.nics == 18);
   CHECK(t.links[7][0].nvlinks == 18);
   const auto topology = topology_of("dgx-h100.txt");
-  cli::TopologyOptions bundled;
-  bundled.spec = "dgx-h100";
-  const auto reference = bundled.load();
+  const auto reference = topo::load_topology("dgx-h100");
   CHECK(topology.out_bandwidth(topology.gpus()[5]) == reference.out_bandwidth(reference.gpus()[5]));
   CHECK(topology.out_bandwidth(topology.gpus()[5]) == Bandwidth{450'000'000'000ull * 8});
 }

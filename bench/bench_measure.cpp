@@ -1,4 +1,4 @@
-#include "tools/bench_measure.hpp"
+#include "bench/bench_measure.hpp"
 
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-namespace collsim::cli::bench {
+namespace collsim::bench {
 namespace {
 
 // What the child sends back through the pipe: a fixed record, then `message_length` bytes of text.
@@ -144,4 +144,4 @@ Measurement measure_in_child(const std::function<Work()>& workload, const RunLim
   return m;
 }
 
-}  // namespace collsim::cli::bench
+}  // namespace collsim::bench

@@ -1,4 +1,4 @@
-#include "tools/atomic_file.hpp"
+#include "run/atomic_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,9 +12,9 @@
 
 #include <fmt/format.h>
 
-#include "tools/cli.hpp"
+#include "run/errors.hpp"
 
-namespace collsim::cli {
+namespace collsim::run {
 namespace {
 
 [[noreturn]] void fail(const std::filesystem::path& path, std::string_view what, int error) {
@@ -160,4 +160,4 @@ void write_file_atomically(const std::filesystem::path& path, const std::functio
   write_output(path, [&](int fd) { write_bytes(path, fd, text); });
 }
 
-}  // namespace collsim::cli
+}  // namespace collsim::run

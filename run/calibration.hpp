@@ -23,10 +23,10 @@
 #include <string>
 #include <vector>
 
-#include "tools/log_run.hpp"
+#include "run/log_prediction.hpp"
 #include "topologies/model_params.hpp"
 
-namespace collsim::cli {
+namespace collsim::run {
 
 /// One fitted quantity, at the start and after the fit.
 struct FittedValue {
@@ -51,9 +51,9 @@ struct Calibration {
   double median_abs_error_pct = 0;        ///< ... after the fit
 };
 
-/// Fits `rows` (a non-empty subset of run.log.rows) of `run` with `o`'s algorithm and fidelity
-/// flags, in at most `max_evaluations` evaluations. Throws as predict_row does.
-Calibration calibrate(const LogRun& run, const CompareOptions& o, std::span<const validation::NcclRow> rows,
-                      std::size_t max_evaluations);
+/// Fits `rows` (a non-empty subset of run.log.rows) of `run` with `o`'s algorithm and model
+/// options, in at most `max_evaluations` evaluations. Throws as predict_row does.
+[[nodiscard]] Calibration calibrate(const LogRun& run, const LogRequest& o, std::span<const validation::NcclRow> rows,
+                                    std::size_t max_evaluations);
 
-}  // namespace collsim::cli
+}  // namespace collsim::run

@@ -1,4 +1,4 @@
-#include "tools/simulation.hpp"
+#include "run/plan.hpp"
 
 #include <algorithm>
 #include <map>
@@ -15,12 +15,20 @@
 #include "algorithms/closed_form.hpp"
 #include "sim/op_costs.hpp"
 #include "sim/schedule/slicing.hpp"
-#include "tools/cli.hpp"
+#include "run/errors.hpp"
+#include "run/parse.hpp"
 #include "topologies/hosts.hpp"
 #include "topologies/routes.hpp"
 
-namespace collsim::cli {
+namespace collsim::run {
 namespace {
+
+// Which options an algorithm uses.
+bool uses_root(const algo::AlgorithmInfo& a) {
+  return a.collective == sched::Collective::Broadcast || a.collective == sched::Collective::Reduce;
+}
+bool uses_chunk_size(const algo::AlgorithmInfo& a) { return algo::takes_flag(a, "--chunk-size"); }
+bool uses_servers(const algo::AlgorithmInfo& a) { return algo::takes_flag(a, "--ps-shards"); }
 
 // The slowest of a set of routes, as a closed form's one α and one B: the largest latency (with the
 // protocol's step latency for the route's class) and the smallest bottleneck bandwidth.
@@ -150,8 +158,8 @@ Bytes fit_within(Bytes from, Bytes largest, std::uint64_t allowed, Ops ops) {
 std::string fit_chunk_size(const algo::AlgorithmInfo& algorithm, algo::Request& request, const Fidelity& fidelity,
                            bool chunk_size_given) {
   const std::uint32_t channels = fidelity.channels;
-  const std::string source = chunk_size_given ? "--chunk-size" : "default";
-  if (!algo::takes_flag(algorithm, "--chunk-size") || request.size == 0) return source;
+  const std::string source = chunk_size_given ? "--chunk-size" : "default";  // as reports print it
+  if (!uses_chunk_size(algorithm) || request.size == 0) return source;
   algo::Request whole = request;
   whole.chunk_size = request.size;
   const std::uint64_t per_chunk = algo::build_with_channels(algorithm, whole, channels).ops.size();
@@ -161,9 +169,10 @@ std::string fit_chunk_size(const algo::AlgorithmInfo& algorithm, algo::Request& 
   if (ops(request.chunk_size) <= allowed) return source;
   const Bytes fit = fit_within(request.chunk_size, share, allowed, ops);
   if (chunk_size_given)
-    throw UsageError(fmt::format("--chunk-size: {} cuts {} {} of {} into {} ops ({} pipeline chunks per channel), "
-                                 "more than --max-ops {}; expected --chunk-size {} or more",
-                                 format_size(request.chunk_size), algorithm.name,
+    throw RequestError(Field::ChunkSize, format_size(request.chunk_size),
+                       fmt::format("{0}: {2} cuts {3} {4} of {5} into {6} ops ({7} pipeline chunks per channel), "
+                                 "more than {1} {8}; expected {0} {9} or more",
+                                 ref(Field::ChunkSize), ref(Field::MaxOps), format_size(request.chunk_size), algorithm.name,
                                  sched::collective_name(request.collective), format_size(request.size),
                                  ops(request.chunk_size),
                                  algo::pipeline_chunk_count(share, request.chunk_size, request.element_size), allowed,
@@ -180,27 +189,78 @@ void place_helpers(const topo::Topology& topology, const std::vector<std::string
                    std::vector<topo::NodeId>& rank_to_node) {
   for (const auto& id : ids) {
     const auto node = topology.find_node(id);
-    if (!node) throw UsageError(fmt::format("--ps-node: topology {} has no node \"{}\"", topology.name(), id));
+    if (!node)
+      throw RequestError(Field::PsNode, id,
+                         fmt::format("{}: topology {} has no node \"{}\"", ref(Field::PsNode), topology.name(), id));
     if (std::find(rank_to_node.begin(), rank_to_node.end(), *node) != rank_to_node.end())
-      throw UsageError(fmt::format("--ps-node: \"{}\" already runs a rank, expected a node outside the ranks", id));
+      throw RequestError(Field::PsNode, id,
+                         fmt::format("{}: \"{}\" already runs a rank, expected a node outside the ranks",
+                                     ref(Field::PsNode), id));
     rank_to_node.push_back(*node);
   }
 }
 
+algo::Request make_request(const algo::AlgorithmInfo& algorithm, const AlgorithmOptions& o, std::uint32_t nranks,
+                           Bytes size) {
+  algo::Request r{algorithm.collective, nranks, size};
+  if (o.root) {
+    check_count(Field::Root, *o.root, 0, nranks - 1);
+    r.root = *o.root;
+  }
+  if (o.chunk_size) {
+    if (*o.chunk_size == 0)
+      throw RequestError(Field::ChunkSize, "0", fmt::format("{}: found 0, expected at least 1 byte", ref(Field::ChunkSize)));
+    r.chunk_size = *o.chunk_size;
+  }
+  if (o.ps_shards) {
+    check_count(Field::PsShards, *o.ps_shards, 1, nranks);
+    r.ps_shards = *o.ps_shards;
+  }
+  if (!o.ps_node.empty()) {
+    if (!uses_servers(algorithm))
+      throw RequestError(Field::PsNode, o.ps_node.front(),
+                         fmt::format("{}: only the ps algorithm has servers, not {}", ref(Field::PsNode), algorithm.name));
+    if (!o.ps_shards) r.ps_shards = static_cast<std::uint32_t>(o.ps_node.size());
+    if (o.ps_node.size() != r.ps_shards)
+      throw RequestError(Field::PsNode, o.ps_node.front(),
+                         fmt::format("{}: found {} node(s) for {} shard(s), expected one node per shard",
+                                     ref(Field::PsNode), o.ps_node.size(), r.ps_shards));
+    r.ps_external_server = true;
+  }
+  return r;
+}
+
+void check_used_by(const AlgorithmOptions& o, const algo::AlgorithmInfo& info) {
+  const auto kind = sched::collective_name(info.collective);
+  if (o.root && !uses_root(info))
+    throw RequestError(Field::Root, std::to_string(*o.root),
+                       fmt::format("{}: {} has no root; expected {} only with {} broadcast or reduce", ref(Field::Root),
+                                   kind, ref(Field::Root), ref(Field::Collective)));
+  if (o.chunk_size && !uses_chunk_size(info))
+    throw RequestError(Field::ChunkSize, std::to_string(*o.chunk_size),
+                       fmt::format("{}: {} {} is not pipelined in chunks; expected {} only with tree, double-tree, or "
+                                   "ring broadcast and reduce (`collsim algorithms` lists them)",
+                                   ref(Field::ChunkSize), info.name, kind, ref(Field::ChunkSize)));
+  if (o.ps_shards && !uses_servers(info))
+    throw RequestError(Field::PsShards, std::to_string(*o.ps_shards),
+                       fmt::format("{}: only the ps algorithm has servers, not {}", ref(Field::PsShards), info.name));
+  if (!o.ps_node.empty() && !uses_servers(info))
+    throw RequestError(Field::PsNode, o.ps_node.front(),
+                       fmt::format("{}: only the ps algorithm has servers, not {}", ref(Field::PsNode), info.name));
+}
+
 Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topology, std::uint32_t ranks,
-                const AlgorithmOptions& flags, Bytes size, Bytes element_size, const FidelityOptions& fidelity_flags,
-                Ops ops) {
+                const AlgorithmOptions& options, Bytes size, Bytes element_size, const ModelOptions& model, Ops ops) {
   const auto gpus = topology.gpus();
-  algo::Request request = flags.request(ranks, size);
+  algo::Request request = make_request(algorithm, options, ranks, size);
   request.element_size = element_size;
   std::vector<topo::NodeId> rank_to_node(gpus.begin(), gpus.begin() + ranks);
   // Algorithms never see the topology; the hierarchical one learns which ranks share a host here.
   request.hosts = topo::host_indices(topology, rank_to_node);
-  Fidelity fidelity = resolve_fidelity(fidelity_flags, topology, rank_to_node, algorithm.name, request.collective,
-                                       size, request);
-  place_helpers(topology, flags.ps_nodes(), rank_to_node);
-  std::string chunk_source = fit_chunk_size(algorithm, request, fidelity, !flags.chunk_size.empty());
-  const Bytes chunk = algo::takes_flag(algorithm, "--chunk-size") ? request.chunk_size : 0;
+  Fidelity fidelity = resolve_fidelity(model, topology, rank_to_node, algorithm.name, request.collective, size, request);
+  place_helpers(topology, options.ps_node, rank_to_node);
+  std::string chunk_source = fit_chunk_size(algorithm, request, fidelity, options.chunk_size.has_value());
+  const Bytes chunk = uses_chunk_size(algorithm) ? request.chunk_size : 0;
   if (ops == Ops::OnDemand && algorithm.stream != nullptr && fidelity.channels == 1 && fidelity.slice == 0 &&
       !fidelity.costs.per_op() && rank_to_node.size() == ranks) {
     auto stream = algorithm.stream(request);
@@ -229,10 +289,11 @@ void apply_slicing(Plan& plan, const topo::Topology& topology) {
     Bytes largest = 0;
     for (const auto& c : plan.schedule.chunks) largest = std::max(largest, c.size);
     const Bytes fit = fit_within(f.slice, largest, allowed, ops);
-    if (f.slice_source == "--slice")
-      throw UsageError(fmt::format("--slice: {} cuts this {} collective into {} ops, more than --max-ops {}; "
-                                   "expected --slice {} or more, or 0 for whole chunks",
-                                   format_size(f.slice), format_size(plan.schedule.size), ops(f.slice), allowed,
+    if (f.slice_requested)
+      throw RequestError(Field::Slice, format_size(f.slice),
+                         fmt::format("{0}: {2} cuts this {3} collective into {4} ops, more than {1} {5}; "
+                                   "expected {0} {6} or more, or 0 for whole chunks",
+                                   ref(Field::Slice), ref(Field::MaxOps), format_size(f.slice), format_size(plan.schedule.size), ops(f.slice), allowed,
                                    format_size(fit)));
     f.slice_source = fmt::format("{} gave {}, raised to stay within --max-ops {}", f.slice_source, format_size(f.slice),
                                  allowed);
@@ -256,12 +317,13 @@ void long_run_notice(const Plan& plan, std::ostream& err) {
 void check_network_name(std::string_view name) {
   const auto names = net::network_model_names();
   if (std::find(names.begin(), names.end(), name) == names.end())
-    throw UsageError(fmt::format("--network: unknown network model \"{}\", expected one of: {}", name,
-                                 fmt::join(names, ", ")));
+    throw RequestError(Field::Network, std::string(name),
+                       fmt::format("{}: unknown network model \"{}\", expected one of: {}", ref(Field::Network), name,
+                                   fmt::join(names, ", ")));
 }
 
 Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::string_view network_name,
-                        std::string_view model, net::TransferObserver* observer) {
+                        Formula formula, net::TransferObserver* observer) {
   const Fidelity& fidelity = plan.fidelity;
   // The network sees each link at what the protocol leaves of its bandwidth; reports keep the line rates.
   const bool full_rate = std::all_of(fidelity.costs.bandwidth_factor.begin(), fidelity.costs.bandwidth_factor.end(),
@@ -273,7 +335,7 @@ Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::s
   try {
     network = net::make_network_model(network_name, run_topology);
   } catch (const std::invalid_argument& e) {
-    throw UsageError(fmt::format("--network: {}", e.what()));
+    throw RequestError(Field::Network, std::string(network_name), fmt::format("{}: {}", ref(Field::Network), e.what()));
   }
   sim::RunOptions run_options;
   run_options.start = fidelity.costs.base_latency;
@@ -305,12 +367,12 @@ Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::s
   summary.chunk_source = plan.chunk_source;
   summary.slice = fidelity.slice;
   summary.slice_source = fidelity.slice_source;
-  summary.model = std::string(model);
-  if (model == "analytical") summary.model_time = summary.closed_form;
-  if (model == "nccl")
+  summary.model = formula == Formula::Analytical ? "analytical" : formula == Formula::Nccl ? "nccl" : "";
+  if (formula == Formula::Analytical) summary.model_time = summary.closed_form;
+  if (formula == Formula::Nccl)
     summary.model_time = nccl_model_time(fidelity, topology, std::span(plan.rank_to_node).first(plan.schedule.nranks),
                                          plan.schedule.algorithm, plan.schedule.collective, plan.schedule.size);
   return Simulated{std::move(result), std::move(summary)};
 }
 
-}  // namespace collsim::cli
+}  // namespace collsim::run

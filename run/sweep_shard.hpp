@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-namespace collsim::cli {
+namespace collsim::run {
 
 /// What the head line of a shard file says.
 struct ShardHead {
@@ -55,4 +55,4 @@ std::optional<ShardHead> parse_shard_head(std::string_view line);
 /// a well-formed end line of that shard (or names a row that is not one of the shard's).
 std::optional<std::vector<std::uint64_t>> parse_shard_end(std::string_view line, const ShardHead& head);
 
-}  // namespace collsim::cli
+}  // namespace collsim::run

@@ -1,5 +1,5 @@
 // One simulated collective, from "this algorithm on these ranks of this topology" to its summary:
-// the code path shared by `simulate` (one run) and `sweep` (many runs on many threads).
+// the code path shared by every run (one simulation, each row of a sweep, each row of a log).
 #pragma once
 
 #include <cstdint>
@@ -14,11 +14,11 @@
 #include "algorithms/registry.hpp"
 #include "sim/engine.hpp"
 #include "sim/summary.hpp"
-#include "tools/fidelity_options.hpp"
-#include "tools/options.hpp"
+#include "run/fidelity.hpp"
+#include "run/request.hpp"
 #include "topologies/topology.hpp"
 
-namespace collsim::cli {
+namespace collsim::run {
 
 /// What to simulate and where each rank runs; the topology is held by the caller.
 struct Plan {
@@ -26,15 +26,15 @@ struct Plan {
   sched::Schedule schedule;
   std::vector<topo::NodeId> rank_to_node;
   std::optional<algo::Request> request;  ///< what a built-in algorithm was asked for (for its closed form)
-  Fidelity fidelity;  ///< protocol, channels, slice and costs (tools/fidelity_options.hpp)
-  Bytes chunk = 0;    ///< pipeline chunk of a chunked algorithm (--chunk-size), 0 for the others
+  Fidelity fidelity;  ///< protocol, channels, slice and costs (run/fidelity.hpp)
+  Bytes chunk = 0;    ///< pipeline chunk of a chunked algorithm (chunk_size), 0 for the others
   std::string chunk_source = "default";
   /// The ops generated on demand (issue 7 point 2), or null when `schedule` holds them.
   std::unique_ptr<sched::OpStream> stream{};
 };
 
 /// Whether a plan may generate its ops on demand: OnDemand when nothing will read them (no
-/// --verify, --save-schedule or --trace), so memory stays O(N); Materialised otherwise.
+/// replay check, saved schedule or trace), so memory stays O(N); Materialised otherwise.
 enum class Ops { Materialised, OnDemand };
 
 /// A run of a plan: the engine's result and the summary, with the closed form when there is one.
@@ -44,30 +44,41 @@ struct Simulated {
 };
 
 /// Runs ranks nranks.. (helpers, such as parameter servers on a CPU) on the nodes `ids` of
-/// `topology`; throws UsageError (--ps-node) for an unknown node or one that already runs a rank.
+/// `topology`; throws RequestError (Field::PsNode) for an unknown node or one that already runs a rank.
 void place_helpers(const topo::Topology& topology, const std::vector<std::string>& ids,
                    std::vector<topo::NodeId>& rank_to_node);
 
 /// Cuts `plan`'s chunks into slices when its fidelity says so (sim/schedule/slicing.hpp); the
 /// schedule that runs, is verified and is saved is the sliced one. A size whose bytes alone pass the
 /// clock's end on the fastest link of `topology` is refused (UnitError) before it is cut up. Slicing
-/// may give at most max(--max-ops, unsliced ops) ops: a slice from --slice that gives more is refused
-/// (UsageError naming --slice and the smallest slice that fits); one from a topology, a parameter
+/// may give at most max(max_ops, unsliced ops) ops: a slice from the slice option that gives more is
+/// refused (RequestError naming it and the smallest slice that fits); one from a topology, a parameter
 /// file or NCCL's default is doubled until it fits, and its source says so.
 void apply_slicing(Plan& plan, const topo::Topology& topology);
 
+/// The algo::Request for `algorithm` on `nranks` ranks and `size` bytes with `options`. Throws
+/// RequestError for an option the algorithm does not use (root outside broadcast and reduce,
+/// chunk_size for an algorithm not pipelined, ps_shards and ps_node outside the parameter server)
+/// or a value out of range (root >= N, chunk_size 0, ps_shards outside 1..N, ps_node's count).
+algo::Request make_request(const algo::AlgorithmInfo& algorithm, const AlgorithmOptions& options, std::uint32_t nranks,
+                           Bytes size);
+
+/// Refuses an option that `algorithm` would not use (RequestError naming it and what uses it). A
+/// single run says so rather than ignore an option; a sweep applies each option to the rows that use it.
+void check_used_by(const AlgorithmOptions& options, const algo::AlgorithmInfo& algorithm);
+
 /// Builds `algorithm` for `ranks` ranks (the first GPUs of `topology`, 1 <= ranks <= GPUs) and
-/// `size` bytes with the options of `flags`, cut in whole elements of `element_size` bytes where S
-/// allows (algo::Request::element_size; --dtype). Throws UsageError naming a flag for bad options and
+/// `size` bytes with `options`, cut in whole elements of `element_size` bytes where S allows
+/// (algo::Request::element_size; dtype). Throws RequestError for bad options and
 /// algo::AlgorithmError when the algorithm cannot serve the request (e.g. hierarchical on one host).
-/// A chunked algorithm (tree, ring broadcast/reduce) may have at most max(--max-ops, its
-/// unpipelined ops) ops: a --chunk-size that gives more is refused (UsageError naming it and the smallest chunk
+/// A chunked algorithm (tree, ring broadcast/reduce) may have at most max(max_ops, its unpipelined
+/// ops) ops: a chunk_size that gives more is refused (RequestError naming it and the smallest chunk
 /// that fits), the default chunk is doubled until it fits.
 /// With Ops::OnDemand the plan takes the algorithm's stream instead of building its schedule when
 /// it has one and the run adds nothing per op: one channel, no slices, no protocol step latency
 /// or reduction cost (sim::op_delays would be empty).
 Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topology, std::uint32_t ranks,
-                const AlgorithmOptions& flags, Bytes size, Bytes element_size, const FidelityOptions& fidelity,
+                const AlgorithmOptions& options, Bytes size, Bytes element_size, const ModelOptions& model,
                 Ops ops = Ops::Materialised);
 
 /// Writes a one-line note to `err` when `plan` has a billion transfers or more: such a run takes
@@ -75,17 +86,17 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
 /// until it ends, so a user who asked for 100,000 GPUs is not left waiting in silence.
 void long_run_notice(const Plan& plan, std::ostream& err);
 
-/// Checks that `name` is a network model (net::network_model_names()); throws UsageError naming
-/// --network and the valid models otherwise.
+/// Checks that `name` is a network model (net::network_model_names()); throws RequestError
+/// (Field::Network) listing the valid models otherwise.
 void check_network_name(std::string_view name);
 
-/// Simulates `plan` on `topology` with the network model named `network` (UsageError naming
-/// --network for an unknown one), telling `observer` (when not null) when transfers transmit.
+/// Simulates `plan` on `topology` with the network model named `network` (RequestError for an
+/// unknown one), telling `observer` (when not null) when transfers transmit.
 /// The network sees each link at what the plan's protocol leaves of its bandwidth, and the engine
 /// adds the protocol's base and per-step latencies and the reduction costs (sim/op_costs.hpp).
-/// Adds the algorithm's closed form to the summary when it has one for this fabric, and `model`'s
-/// time ("analytical", "nccl"; "" for none) as a second opinion.
+/// Adds the algorithm's closed form to the summary when it has one for this fabric, and `formula`'s
+/// time as a second opinion.
 Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::string_view network,
-                        std::string_view model = "", net::TransferObserver* observer = nullptr);
+                        Formula formula = Formula::None, net::TransferObserver* observer = nullptr);
 
-}  // namespace collsim::cli
+}  // namespace collsim::run

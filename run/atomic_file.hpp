@@ -6,7 +6,7 @@
 #include <ostream>
 #include <string_view>
 
-namespace collsim::cli {
+namespace collsim::run {
 
 /// Where and how an output path is written.
 struct OutputTarget {
@@ -45,4 +45,4 @@ void write_bytes(const std::filesystem::path& path, int fd, std::string_view byt
 /// throws leaves nothing behind on disk).
 void write_file_atomically(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write);
 
-}  // namespace collsim::cli
+}  // namespace collsim::run

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace collsim::cli {
+namespace collsim::run {
 
 /// An open, locked partial file; the lock is held until the object is destroyed.
 class PartialFile {
@@ -42,4 +42,4 @@ class PartialFile {
   bool created_ = false;
 };
 
-}  // namespace collsim::cli
+}  // namespace collsim::run

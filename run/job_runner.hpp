@@ -15,7 +15,9 @@
 #include <utility>
 #include <vector>
 
-namespace collsim::cli {
+#include "run/errors.hpp"
+
+namespace collsim::run {
 
 /// What one job produced: its output record (newline-terminated), or why it was skipped.
 struct JobOutcome {
@@ -36,7 +38,8 @@ struct SweepRunSpec {
   bool resume = false;      ///< continue from the partial file (needs `output`)
   unsigned threads = 1;     ///< >= 1
   bool progress = false;    ///< draw a progress bar on the error stream (for a terminal)
-  bool need_a_row = false;  ///< when jobs ran and all were skipped, write nothing, not even the header (the caller fails)
+  bool need_a_row = false;
+  FieldSpelling spelling = nullptr;  ///< how notices on the error stream spell fields (the front end's; null: names)  ///< when jobs ran and all were skipped, write nothing, not even the header (the caller fails)
 };
 
 /// What run_jobs did.
@@ -56,7 +59,7 @@ std::filesystem::path partial_path(const std::filesystem::path& output);
 
 /// Runs `job(i)` for every job not yet done, on spec.threads threads, and writes spec.header and
 /// the records in job order to the output (atomically) or to `out`. `job` must be safe to call
-/// from several threads at once. Throws UsageError for a partial file that exists without
+/// from several threads at once. Throws RequestError (Field::Resume, Field::Output) for a partial file that exists without
 /// --resume or belongs to another sweep; OutputError when another sweep holds the partial file's
 /// lock, and when a file or `out` cannot be written (no further job starts after the first failed
 /// write; the partial file keeps the whole lines written before it, for --resume); and rethrows
@@ -64,4 +67,4 @@ std::filesystem::path partial_path(const std::filesystem::path& output);
 SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome(std::size_t)>& job,
                         std::ostream& out, std::ostream& err);
 
-}  // namespace collsim::cli
+}  // namespace collsim::run

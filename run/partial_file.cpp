@@ -1,4 +1,4 @@
-#include "tools/partial_file.hpp"
+#include "run/partial_file.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -10,9 +10,9 @@
 
 #include <fmt/format.h>
 
-#include "tools/cli.hpp"
+#include "run/errors.hpp"
 
-namespace collsim::cli {
+namespace collsim::run {
 namespace {
 
 // The process that holds a conflicting fcntl lock on `fd`, or 0 when the system names none (the
@@ -37,7 +37,7 @@ bool still_named(int fd, const std::filesystem::path& path) {
 
 PartialFile::PartialFile(const std::filesystem::path& path, const std::filesystem::path& output) : path_(path) {
   const auto fail = [&](int error) {
-    return OutputError(fmt::format("-o: {}: its partial file {} cannot be opened: {}", output.string(), path.string(),
+    return OutputError(fmt::format("{}: {}: its partial file {} cannot be opened: {}", ref(Field::Output), output.string(), path.string(),
                                    std::strerror(error)));
   };
   for (int attempt = 0;; ++attempt) {
@@ -50,10 +50,10 @@ PartialFile::PartialFile(const std::filesystem::path& path, const std::filesyste
       const pid_t holder = lock_holder(fd_);
       ::close(fd_);
       fd_ = -1;
-      throw OutputError(fmt::format("-o: another sweep{} is writing {} (it holds the lock of {}); expected it to "
-                                    "finish first, or another -o FILE",
-                                    holder > 0 ? fmt::format(" (pid {})", holder) : std::string(), output.string(),
-                                    path.string()));
+      throw OutputError(fmt::format("{}: another sweep{} is writing {} (it holds the lock of {}); expected it to "
+                                    "finish first, or another {} FILE",
+                                    ref(Field::Output), holder > 0 ? fmt::format(" (pid {})", holder) : std::string(), output.string(),
+                                    path.string(), ref(Field::Output)));
     }
     if (still_named(fd_, path)) break;
     ::close(fd_);
@@ -114,4 +114,4 @@ void PartialFile::remove() {
     throw OutputError(fmt::format("{}: cannot be removed: {}", path_.string(), std::strerror(errno)));
 }
 
-}  // namespace collsim::cli
+}  // namespace collsim::run

@@ -1,4 +1,4 @@
-#include "tools/calibration.hpp"
+#include "run/calibration.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,12 +7,13 @@
 
 #include <fmt/format.h>
 
+#include "run/fidelity.hpp"
 #include "sim/op_costs.hpp"
 #include "sim/units/saturate.hpp"
 #include "topologies/routes.hpp"
 #include "validation/nelder_mead.hpp"
 
-namespace collsim::cli {
+namespace collsim::run {
 namespace {
 
 using topo::LinkClass;
@@ -109,18 +110,18 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-Calibration calibrate(const LogRun& run, const CompareOptions& o, std::span<const validation::NcclRow> rows,
+Calibration calibrate(const LogRun& run, const LogRequest& o, std::span<const validation::NcclRow> rows,
                       std::size_t max_evaluations) {
-  const topo::Topology topology = run.topology.load();
+  const topo::Topology& topology = run.topology;
   topo::ModelParams base = topology.params();
-  if (!o.fidelity.params.empty()) base.merge(load_params_flag(o.fidelity.params));
-  const topo::ModelParams flags = flag_params(o.fidelity, false);
+  if (!o.model.params.empty()) base.merge(load_params_file(o.model.params));
+  const topo::ModelParams flags = option_params(o.model, false);
   base.merge(flags);
   const Model model(base, ring_classes(topology, run.ranks));
 
   // The rows' errors under the parameters of x.
   const auto errors = [&](std::span<const double> x, std::vector<double>* abs_pct) {
-    FidelityOptions fidelity = o.fidelity;
+    ModelOptions fidelity = o.model;
     fidelity.fitted = model.params(x);
     double sum = 0;
     for (const auto& row : rows) {
@@ -155,4 +156,4 @@ Calibration calibrate(const LogRun& run, const CompareOptions& o, std::span<cons
   return c;
 }
 
-}  // namespace collsim::cli
+}  // namespace collsim::run

@@ -1,4 +1,4 @@
-#include "tools/sweep_run.hpp"
+#include "run/job_runner.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -19,11 +19,11 @@
 #include <fmt/format.h>
 
 #include "sim/units/saturate.hpp"
-#include "tools/atomic_file.hpp"
-#include "tools/partial_file.hpp"
-#include "tools/cli.hpp"
+#include "run/atomic_file.hpp"
+#include "run/partial_file.hpp"
+#include "run/errors.hpp"
 
-namespace collsim::cli {
+namespace collsim::run {
 namespace {
 
 // A signal handler can only reach a global; it is the one piece of global state, set by the
@@ -94,8 +94,9 @@ std::string record_line(std::size_t job, const JobOutcome& o) {
 std::uintmax_t load_partial(const std::string& text, const std::filesystem::path& path, const SweepRunSpec& spec,
                             std::vector<std::optional<JobOutcome>>& outcomes) {
   const auto bad = [&](std::size_t line, std::string_view what) {
-    return UsageError(fmt::format("--resume: {} line {}: {}; expected a partial file of this sweep, or delete it",
-                                  path.string(), line, what));
+    return RequestError(Field::Resume, path.string(),
+                        ref(Field::Resume) + fmt::format(": {} line {}: {}; expected a partial file of this sweep, or delete it",
+                                                         path.string(), line, what));
   };
   std::size_t pos = 0;
   std::size_t line = 0;
@@ -106,7 +107,7 @@ std::uintmax_t load_partial(const std::string& text, const std::filesystem::path
     ++line;
     if (line == 1) {
       if (l != std::string(kMagic) + spec.fingerprint)
-        throw UsageError(fmt::format("--resume: {} was written by a different sweep (other topologies, sizes, "
+        throw RequestError(Field::Resume, path.string(), ref(Field::Resume) + fmt::format(": {} was written by a different sweep (other topologies, sizes, "
                                      "algorithms, options or shard); expected the same command, or delete it",
                                      path.string()));
     } else {
@@ -171,32 +172,34 @@ SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome
       spec.output && output_target(*spec.output).direct && !std::filesystem::is_directory(*spec.output);
   const bool keeps_partial = spec.output && !to_device;
   if (to_device && spec.resume)
-    throw UsageError(fmt::format("--resume: -o {} is not a regular file (a device or FIFO), so a sweep to it keeps no "
-                                 "partial file to resume from; expected -o FILE",
-                                 spec.output->string()));
+    throw RequestError(Field::Resume, spec.output->string(),
+                       fmt::format("{0}: {1} {2} is not a regular file (a device or FIFO), so a sweep to it keeps no "
+                                   "partial file to resume from; expected {1} FILE",
+                                   ref(Field::Resume), ref(Field::Output), spec.output->string()));
   if (keeps_partial) {
     const auto folder = spec.output->parent_path();
     if (!folder.empty() && !std::filesystem::is_directory(folder))
-      throw OutputError(fmt::format("-o: {}: cannot be written: no folder {}", spec.output->string(), folder.string()));
+      throw OutputError(fmt::format("{}: {}: cannot be written: no folder {}", ref(Field::Output), spec.output->string(), folder.string()));
     report.partial = partial_path(*spec.output);
     // Opened and locked before it is read: a sweep that still runs holds the lock, and is named.
     partial.emplace(report.partial, *spec.output);
     if (!partial->created() && !spec.resume)
-      throw UsageError(fmt::format("-o: {} holds an interrupted run of a sweep to {}; expected --resume to continue "
-                                   "it, or delete it to start again",
-                                   report.partial.string(), spec.output->string()));
+      throw RequestError(Field::Output, spec.output->string(),
+                         fmt::format("{}: {} holds an interrupted run of a sweep to {}; expected {} to continue "
+                                     "it, or delete it to start again",
+                                     ref(Field::Output), report.partial.string(), spec.output->string(), ref(Field::Resume)));
     if (!partial->created()) {
       partial->truncate(load_partial(partial->read_all(), report.partial, spec, outcomes));
     } else {
-      if (spec.resume) err << fmt::format("collsim: --resume: no partial file {}; starting the sweep from the beginning\n",
-                                          report.partial.string());
+      if (spec.resume) err << render(fmt::format("collsim: {}: no partial file {}; starting the sweep from the beginning\n",
+                                          ref(Field::Resume), report.partial.string()), spec.spelling);
       if (const int error = partial->append(std::string(kMagic) + spec.fingerprint + "\n")) {
         partial->remove();  // empty: it would pass for an interrupted run
-        throw OutputError(fmt::format("-o: {}: cannot be written: {}", report.partial.string(), std::strerror(error)));
+        throw OutputError(fmt::format("{}: {}: cannot be written: {}", ref(Field::Output), report.partial.string(), std::strerror(error)));
       }
     }
   } else if (spec.resume) {
-    throw UsageError("--resume: needs -o FILE (an interrupted sweep to standard output keeps no partial file)");
+    throw RequestError(Field::Resume, "", fmt::format("{}: needs {} FILE (an interrupted sweep to standard output keeps no partial file)", ref(Field::Resume), ref(Field::Output)));
   }
 
   std::vector<std::size_t> todo;
@@ -248,7 +251,7 @@ SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome
       if (write_failure) break;  // another worker's write failed while this job ran: it is not kept
       if (partial) {
         if (const int error = partial->append(record_line(i, o))) {
-          write_failure = fmt::format("-o: {}: cannot be written: {}", report.partial.string(), std::strerror(error));
+          write_failure = fmt::format("{}: {}: cannot be written: {}", ref(Field::Output), report.partial.string(), std::strerror(error));
           halt.store(true);
           break;
         }
@@ -291,8 +294,8 @@ SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome
   if (write_failure) {
     if (partial)
       throw OutputError(fmt::format("{}; {} of {} rows are kept in it: free space and run the same command with "
-                                    "--resume to finish",
-                                    *write_failure, done, spec.count));
+                                    "{} to finish",
+                                    *write_failure, done, spec.count, ref(Field::Resume)));
     throw OutputError(*write_failure);
   }
 
@@ -331,4 +334,4 @@ SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome
   return report;
 }
 
-}  // namespace collsim::cli
+}  // namespace collsim::run

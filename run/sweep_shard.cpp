@@ -1,10 +1,10 @@
-#include "tools/sweep_shard.hpp"
+#include "run/sweep_shard.hpp"
 
 #include <charconv>
 
 #include <fmt/format.h>
 
-namespace collsim::cli {
+namespace collsim::run {
 namespace {
 
 // The whole of `text` as a decimal number.
@@ -108,4 +108,4 @@ std::optional<std::vector<std::uint64_t>> parse_shard_end(std::string_view line,
   return skipped;
 }
 
-}  // namespace collsim::cli
+}  // namespace collsim::run

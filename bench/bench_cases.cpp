@@ -1,4 +1,4 @@
-#include "tools/bench_cases.hpp"
+#include "bench/bench_cases.hpp"
 
 #include <array>
 #include <sstream>
@@ -9,10 +9,12 @@
 #include "sim/engine.hpp"
 #include "sim/event_queue.hpp"
 #include "sim/network/network_model.hpp"
-#include "tools/cli.hpp"
-#include "tools/simulation.hpp"
+#include "run/plan.hpp"
+#include "run/simulate.hpp"
+#include "run/sweep.hpp"
+#include "topologies/load_json.hpp"
 
-namespace collsim::cli::bench {
+namespace collsim::bench {
 namespace {
 
 // The engine's event payload is 16 bytes (a flag and a 64-bit token); the queue case uses the same size.
@@ -76,10 +78,8 @@ Work run_allreduce(std::string_view algorithm, topo::Fabric fabric, std::uint32_
   const topo::Topology topology = topo::generate_fabric(fabric, ranks, bandwidth, latency);
   // The path of `collsim simulate --gpus N --fabric F --size S --algorithm A`: the same op budget
   // (--max-ops), and ops on demand where the algorithm has a stream.
-  AlgorithmOptions flags;
-  flags.algorithm = std::string(algorithm);
-  const Plan plan = build_plan(info, topology, ranks, flags, size, 4, FidelityOptions{}, Ops::OnDemand);
-  const Simulated run = simulate_plan(plan, topology, "flow");
+  const run::Plan plan = run::build_plan(info, topology, ranks, {}, size, 4, {}, run::Ops::OnDemand);
+  const run::Simulated run = run::simulate_plan(plan, topology, "flow");
   return Work{run.result.events, plan.stream ? plan.stream->op_count() : plan.schedule.ops.size(),
               run.result.makespan};
 }
@@ -91,24 +91,32 @@ Work run_direct_channels(std::uint32_t ranks, std::uint32_t channels) {
   const auto registry = algo::builtin_registry();
   const algo::AlgorithmInfo& info = registry.find(sched::Collective::AllReduce, "direct");
   const topo::Topology topology = topo::generate_fabric(topo::Fabric::Switch, ranks, Bandwidth{25'000'000'000ULL * 8}, Time{1'000'000});
-  AlgorithmOptions flags;
-  flags.algorithm = "direct";
-  FidelityOptions fidelity;
-  fidelity.channels = std::to_string(channels);
-  const Plan plan = build_plan(info, topology, ranks, flags, Bytes{1} << 20, 4, fidelity, Ops::OnDemand);
-  const Simulated run = simulate_plan(plan, topology, "flow");
+  run::ModelOptions model;
+  model.channels = channels;
+  const run::Plan plan = run::build_plan(info, topology, ranks, {}, Bytes{1} << 20, 4, model, run::Ops::OnDemand);
+  const run::Simulated run = run::simulate_plan(plan, topology, "flow");
   return Work{run.result.events, plan.stream ? plan.stream->op_count() : plan.schedule.ops.size(),
               run.result.makespan};
 }
 
-Work run_sweep(const std::vector<std::string>& args) {
+// The rows of `request`, on `threads` threads, into memory (the path of `collsim sweep`).
+Work run_sweep(run::SweepRequest request, unsigned threads) {
+  const run::SweepPlan plan = run::plan_sweep(std::move(request), run::builtin_algorithms());
+  run::SweepRunSpec spec = run::sweep_run_spec(plan);
+  spec.threads = threads;
   std::ostringstream out, err;
-  const int code = cli::run(args, out, err);
-  const std::string message = err.str().substr(0, err.str().find('\n'));
-  if (code != kExitOk && message.find("unknown subcommand") != std::string::npos)
-    throw NotAvailable("this build has no `collsim sweep`");
-  if (code != kExitOk) throw std::runtime_error(fmt::format("collsim sweep exited {}: {}", code, message));
+  (void)run::run_jobs(spec, [&](std::size_t k) { return run::run_sweep_row(plan, k); }, out, err);
   return Work{};
+}
+
+// `collsim sweep dgx-a100 --ranks 2,3,4,5,6,7,8 --algorithms all -b 8 -e 8G -f 2 -j 2`.
+run::SweepRequest dgx_a100_sweep() {
+  run::SweepRequest r;
+  r.topologies.push_back({topo::load_topology("dgx-a100"), ""});
+  r.ranks = {2, 3, 4, 5, 6, 7, 8};
+  r.algorithms = {"all"};
+  for (Bytes s = 8; s <= (Bytes{8} << 30); s *= 2) r.sizes.push_back(s);
+  return r;
 }
 
 std::vector<Case> suite(const SuiteOptions& o) {
@@ -130,10 +138,9 @@ std::vector<Case> suite(const SuiteOptions& o) {
   cases.push_back({"allreduce/direct/switch-24ch/58", 58, false, [] { return run_direct_channels(58, 24); }});
   // Issue 7's sweep: 7 rank counts x every all-reduce algorithm x 31 sizes (8 B .. 8 GiB) > 1,000 points.
   cases.push_back({"sweep/dgx-a100", 0, true, [] {
-                     return run_sweep({"sweep", "dgx-a100", "--ranks", "2,3,4,5,6,7,8", "--algorithms", "all",
-                                       "--collectives", "allreduce", "-b", "8", "-e", "8G", "-f", "2", "-j", "2"});
+                     return run_sweep(dgx_a100_sweep(), 2);
                    }});
   return cases;
 }
 
-}  // namespace collsim::cli::bench
+}  // namespace collsim::bench

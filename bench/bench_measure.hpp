@@ -7,9 +7,9 @@
 #include <functional>
 #include <string>
 
-#include "tools/bench_cases.hpp"
+#include "bench/bench_cases.hpp"
 
-namespace collsim::cli::bench {
+namespace collsim::bench {
 
 /// How a run ended.
 enum class RunStatus : std::uint8_t {
@@ -41,4 +41,4 @@ struct RunLimits {
 /// errors; throws std::runtime_error when the system cannot fork or make a pipe.
 Measurement measure_in_child(const std::function<Work()>& workload, const RunLimits& limits);
 
-}  // namespace collsim::cli::bench
+}  // namespace collsim::bench

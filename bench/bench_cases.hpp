@@ -2,7 +2,7 @@
 // queue, all-reduce algorithms on generated fabrics, and a sweep (issue 7, point 1).
 //
 // A workload runs in the calling process and reports what it did (events, simulated time); timing
-// and peak memory are measured around it by the caller (tools/bench_measure.hpp).
+// and peak memory are measured around it by the caller (bench/bench_measure.hpp).
 #pragma once
 
 #include <cstdint>
@@ -14,9 +14,10 @@
 #include <vector>
 
 #include "sim/units/units.hpp"
+#include "run/sweep.hpp"
 #include "topologies/generate.hpp"
 
-namespace collsim::cli::bench {
+namespace collsim::bench {
 
 /// What one run of a workload did, as the workload counts it.
 struct Work {
@@ -48,16 +49,16 @@ Work run_queue_ties(std::size_t pending, std::uint64_t events);
 
 /// All-reduce with the registry's `algorithm` on `ranks` GPUs of a generated `fabric` whose links
 /// have `bandwidth` per direction and `latency`, S = `size`, flow network model, as `collsim
-/// simulate --gpus N --fabric F` runs it (tools/simulation.hpp: the --max-ops budget, float32
+/// simulate --gpus N --fabric F` runs it (run/plan.hpp: the max_ops budget, float32
 /// elements, ops on demand where the algorithm has a stream, else a materialised schedule).
 /// Throws what the builders and the engine throw (std::length_error when the schedule is too
 /// large to materialise).
 Work run_allreduce(std::string_view algorithm, topo::Fabric fabric, std::uint32_t ranks, Bytes size,
                    Bandwidth bandwidth, Time latency);
 
-/// Runs `collsim sweep` with `args` in this process; throws NotAvailable when this build has no
-/// sweep subcommand, std::runtime_error naming its exit code and first error line when it fails.
-Work run_sweep(const std::vector<std::string>& args);
+/// Runs every row of `request` on `threads` threads by the path of `collsim sweep` (run/sweep.hpp),
+/// the rows kept in memory. Throws what plan_sweep and the rows throw.
+Work run_sweep(run::SweepRequest request, unsigned threads);
 
 /// One case of the suite.
 struct Case {
@@ -82,4 +83,4 @@ struct SuiteOptions {
 /// issue's 1,000-point sweep of dgx-a100.
 std::vector<Case> suite(const SuiteOptions& options);
 
-}  // namespace collsim::cli::bench
+}  // namespace collsim::bench

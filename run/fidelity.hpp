@@ -1,0 +1,64 @@
+// How a request's model options (protocol, channels, slice, params, max_ops), a parameter file and the
+// topology's own parameters combine into what a run uses, with the source of every value
+// (topologies/model_params.hpp has the layering).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "algorithms/registry.hpp"
+#include "run/request.hpp"
+#include "sim/op_costs.hpp"
+#include "topologies/model_params.hpp"
+#include "topologies/topology.hpp"
+
+namespace collsim::run {
+
+/// What one run uses, and where each value came from ("topology dgx-a100", "--params f.json",
+/// "--protocol", "default").
+struct Fidelity {
+  topo::ModelParams params;                ///< every layer merged
+  std::optional<topo::Protocol> protocol;  ///< nullopt: none (the ideal α-β model)
+  bool protocol_auto = false;              ///< picked per size by NCCL's cost model
+  std::string protocol_source = "default";
+  std::uint32_t channels = 1;
+  std::string channels_source = "default";
+  Bytes slice = 0;                         ///< 0: chunks move whole
+  std::string slice_source = "default";
+  bool slice_requested = false;            ///< the request's slice option set it (a too-fine one is refused)
+  /// Most ops once pipeline chunks and slices are cut (max_ops; run/plan.hpp). A run
+  /// takes about 200 B and, on a contended NVSwitch, 1 to 3 microseconds per op
+  /// (bench/PROFILE.md 3.7), so the default keeps one under about a second.
+  std::uint64_t max_ops = std::uint64_t{1} << 18;
+  sim::CostSettings costs;
+};
+
+/// What the options protocol, channels and slice set, as the top layer of parameters. Throws
+/// RequestError for channels outside 1..64, and for channels with a schedule file (`schedule_file`),
+/// whose ops carry their own channels.
+topo::ModelParams option_params(const ModelOptions& options, bool schedule_file);
+
+/// The parameter file `path` of the params option (topo::load_model_params_file). Throws
+/// RequestError (Field::Params) with the loader's message, e.g. "DIR is a directory; expected a
+/// parameter JSON file".
+topo::ModelParams load_params_file(const std::string& path);
+
+/// The fidelity of running `algorithm` on `topology` (participant r on rank_to_node[r]; only the
+/// participants are given).
+/// `request` is nullopt for a schedule file, which brings its own channels (--channels is then an
+/// error). Throws RequestError for bad options or a collective that cannot split over
+/// channels, and for a bad parameter file.
+Fidelity resolve_fidelity(const ModelOptions& options, const topo::Topology& topology,
+                          std::span<const topo::NodeId> rank_to_node, std::string_view algorithm,
+                          sched::Collective collective, Bytes size, const std::optional<algo::Request>& request);
+
+/// NCCL's formula for this run (sim/nccl_formula.hpp), at the protocol in use, or at the one NCCL
+/// would pick when the run has none. nullopt where NCCL has no such algorithm. Throws UnitError when
+/// the formula's time does not fit on the clock (2^63 ps; it saturated).
+std::optional<Time> nccl_model_time(const Fidelity& fidelity, const topo::Topology& topology,
+                                    std::span<const topo::NodeId> rank_to_node, std::string_view algorithm,
+                                    sched::Collective collective, Bytes size);
+
+}  // namespace collsim::run

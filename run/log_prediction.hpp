@@ -1,0 +1,60 @@
+// An nccl-tests log and the runs that predict its rows: what `compare` and `calibrate` share
+// (which collective and how many ranks the log measured, on which topology, and one row's
+// prediction by the same path as a single simulation). The topology is loaded once per log.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "reports/compare_report.hpp"
+#include "sim/summary.hpp"
+#include "run/request.hpp"
+#include "run/simulate.hpp"
+#include "validation/nccl_log.hpp"
+
+namespace collsim::run {
+
+/// What to predict a log with.
+struct LogRequest {
+  std::string log;                                ///< the nccl-tests output file
+  TopologySpec topology;
+  std::string algorithm = "ring";
+  std::optional<std::uint32_t> ranks;             ///< needed when the log does not say
+  std::optional<sched::Collective> collective;    ///< needed when the log does not say
+  std::string network = "flow";
+  ModelOptions model;                             ///< its formula is not used
+};
+
+/// The collective of `text`: a collective name (allreduce) or an nccl-tests program
+/// (all_reduce_perf). Throws RequestError (Field::Collective).
+[[nodiscard]] sched::Collective parse_log_collective(std::string_view text);
+
+/// A log read and settled: its collective and rank count (the log's, or the request's for a log
+/// with only result rows) and the topology to predict it on, loaded once.
+struct LogRun {
+  validation::NcclLog log;
+  sched::Collective collective = sched::Collective::AllReduce;
+  std::uint32_t ranks = 0;
+  topo::Topology topology;
+};
+
+/// Reads request.log and settles its collective, ranks and topology. Throws RequestError naming the
+/// log line or the field (collective, ranks, topology) that is missing or disagrees with the log.
+[[nodiscard]] LogRun open_log_run(const LogRequest& request);
+
+/// The nccl-tests program that measured the run (the log's, else the one for its collective).
+std::string test_program(const LogRun& run);
+
+/// Predicts `row` of `run` with the request's algorithm and network and the model options `model`
+/// (the request's, or calibrate's trial values in `model.fitted`). Throws as prepare() does.
+[[nodiscard]] sim::Summary predict_row(const LogRun& run, const LogRequest& request, const ModelOptions& model,
+                                       const validation::NcclRow& row,
+                                       const algo::AlgorithmRegistry& registry = builtin_algorithms());
+
+/// `row` beside its prediction `s`.
+reports::ComparedRow compared_row(const validation::NcclRow& row, const sim::Summary& s);
+/// The log's side of a comparison row (line, size, measured time and bandwidths), nothing predicted:
+/// for a row that could not be simulated.
+reports::ComparedRow measured_row(const validation::NcclRow& row);
+
+}  // namespace collsim::run

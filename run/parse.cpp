@@ -1,0 +1,116 @@
+#include "run/parse.hpp"
+
+#include <charconv>
+
+#include <fmt/format.h>
+
+namespace collsim::run {
+namespace {
+
+std::string count_message(Field field, std::string_view text, std::uint64_t min, std::uint64_t max) {
+  return fmt::format("{}: found \"{}\", expected a whole number from {} to {}", ref(field), text, min, max);
+}
+
+// The UnitError of a value, named by its field.
+template <typename Parse>
+auto with_field(Field field, std::string_view text, Parse parse) {
+  try {
+    return parse(text);
+  } catch (const UnitError& e) {
+    throw RequestError(field, std::string(text), fmt::format("{}: {}", ref(field), e.what()));
+  }
+}
+
+}  // namespace
+
+std::uint32_t parse_count(Field field, std::string_view text, std::uint32_t min, std::uint32_t max) {
+  std::uint64_t v = 0;
+  const auto* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || ptr != end || v < min || v > max)
+    throw RequestError(field, std::string(text), count_message(field, text, min, max));
+  return static_cast<std::uint32_t>(v);
+}
+
+void check_count(Field field, std::uint64_t value, std::uint64_t min, std::uint64_t max) {
+  if (value < min || value > max) {
+    const std::string text = std::to_string(value);
+    throw RequestError(field, text, count_message(field, text, min, max));
+  }
+}
+
+Bytes parse_size(Field field, std::string_view text) {
+  return with_field(field, text, [](std::string_view t) { return collsim::parse_size(t); });
+}
+
+Bandwidth parse_bandwidth(Field field, std::string_view text) {
+  return with_field(field, text, [](std::string_view t) { return collsim::parse_bandwidth(t); });
+}
+
+Time parse_latency(Field field, std::string_view text) {
+  return with_field(field, text, [](std::string_view t) { return collsim::parse_latency(t); });
+}
+
+sched::Collective parse_collective(Field field, std::string_view text) {
+  const auto c = sched::parse_collective(text);
+  if (!c)
+    throw RequestError(field, std::string(text),
+                       fmt::format("{}: found \"{}\", expected one of: {}", ref(field), text, sched::collective_names_list()));
+  return *c;
+}
+
+topo::Fabric parse_fabric(std::string_view text) {
+  const auto f = topo::parse_fabric(text);
+  if (!f)
+    throw RequestError(Field::Fabric, std::string(text),
+                       fmt::format("{}: found \"{}\", expected ring, switch or fully-connected", ref(Field::Fabric), text));
+  return *f;
+}
+
+topo::ProtocolChoice parse_protocol(std::string_view text) {
+  const auto p = topo::parse_protocol_choice(text);
+  if (!p)
+    throw RequestError(Field::Protocol, std::string(text),
+                       fmt::format("{}: found \"{}\", expected ll, ll128, simple or auto", ref(Field::Protocol), text));
+  return *p;
+}
+
+Formula parse_formula(std::string_view text) {
+  if (text == "analytical") return Formula::Analytical;
+  if (text == "nccl") return Formula::Nccl;
+  throw RequestError(Field::Model, std::string(text),
+                     fmt::format("{}: found \"{}\", expected analytical or nccl", ref(Field::Model), text));
+}
+
+validation::DType parse_dtype(std::string_view text) {
+  const auto t = validation::parse_dtype(text);
+  if (!t)
+    throw RequestError(Field::Dtype, std::string(text),
+                       fmt::format("{}: found \"{}\", expected one of: {}", ref(Field::Dtype), text,
+                                   validation::dtype_names_list()));
+  return *t;
+}
+
+validation::ReduceOp parse_reduce_op(std::string_view text) {
+  const auto o = validation::parse_reduce_op(text);
+  if (!o)
+    throw RequestError(Field::Op, std::string(text),
+                       fmt::format("{}: found \"{}\", expected one of: sum, min, max, prod", ref(Field::Op), text));
+  return *o;
+}
+
+std::vector<std::string> parse_node_list(Field field, std::string_view text) {
+  std::vector<std::string> ids;
+  std::string_view rest = text;
+  while (true) {
+    const auto comma = rest.find(',');
+    ids.emplace_back(rest.substr(0, comma));
+    if (ids.back().empty())
+      throw RequestError(field, std::string(text), fmt::format("{}: found an empty node id in \"{}\"", ref(field), text));
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return ids;
+}
+
+}  // namespace collsim::run

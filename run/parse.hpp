@@ -1,0 +1,46 @@
+// Text to typed request fields, for every front end (the CLI's flags, the Python module's string
+// arguments): one parser per kind of value, each throwing RequestError naming the field, with the
+// text found and what was expected.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "run/errors.hpp"
+#include "run/request.hpp"
+#include "sim/schedule/collective.hpp"
+#include "sim/units/units.hpp"
+#include "topologies/generate.hpp"
+#include "topologies/model_params.hpp"
+#include "validation/dtype.hpp"
+
+namespace collsim::run {
+
+/// A whole number in [min, max]: "found \"TEXT\", expected a whole number from MIN to MAX".
+[[nodiscard]] std::uint32_t parse_count(Field field, std::string_view text, std::uint32_t min, std::uint32_t max);
+/// Throws the error parse_count gives for `value` outside [min, max] (a typed value, e.g. from Python).
+void check_count(Field field, std::uint64_t value, std::uint64_t min, std::uint64_t max);
+/// A size (units.hpp parse_size: 1G, 512K, 1GB); the UnitError's message after "FIELD: ".
+[[nodiscard]] Bytes parse_size(Field field, std::string_view text);
+/// A bandwidth (parse_bandwidth: 25GB/s, 200Gb/s).
+[[nodiscard]] Bandwidth parse_bandwidth(Field field, std::string_view text);
+/// A latency (parse_latency: 1us, 500ns).
+[[nodiscard]] Time parse_latency(Field field, std::string_view text);
+/// A collective name (sched::parse_collective: - and _ ignored).
+[[nodiscard]] sched::Collective parse_collective(Field field, std::string_view text);
+/// ring, switch or fully-connected.
+[[nodiscard]] topo::Fabric parse_fabric(std::string_view text);
+/// ll, ll128, simple or auto.
+[[nodiscard]] topo::ProtocolChoice parse_protocol(std::string_view text);
+/// analytical or nccl.
+[[nodiscard]] Formula parse_formula(std::string_view text);
+/// An element type (validation::parse_dtype).
+[[nodiscard]] validation::DType parse_dtype(std::string_view text);
+/// A reduction operator: sum, min, max or prod.
+[[nodiscard]] validation::ReduceOp parse_reduce_op(std::string_view text);
+/// Comma-separated node ids (ps_node), none empty.
+[[nodiscard]] std::vector<std::string> parse_node_list(Field field, std::string_view text);
+
+}  // namespace collsim::run

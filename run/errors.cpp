@@ -7,7 +7,7 @@ namespace {
 
 constexpr char kMark = '\x1d';
 
-constexpr std::array<std::string_view, static_cast<std::size_t>(Field::MaxEvaluations) + 1> kNames{
+constexpr std::array<std::string_view, kFields> kNames{
     "topology", "gpus", "fabric", "link_bandwidth", "link_latency", "nodes", "net_bandwidth", "net_latency",
     "collective", "algorithm", "root", "chunk_size", "ps_shards", "ps_node", "size", "ranks", "dtype", "op", "verify",
     "network", "protocol", "channels", "slice", "params", "model", "max_ops", "schedule", "trace", "save_schedule",

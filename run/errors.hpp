@@ -3,6 +3,7 @@
 // keyword): each front end renders the references its own way (render()).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -18,6 +19,8 @@ enum class Field : std::uint8_t {
   Network, Protocol, Channels, Slice, Params, Model, MaxOps, Schedule, Trace, SaveSchedule,
   Log, Output, Resume, Sizes, Algorithms, Collectives, Shard, Jobs, MinSize, MaxSize, MaxEvaluations,
 };
+/// How many fields there are (MaxEvaluations is the last).
+inline constexpr std::size_t kFields = static_cast<std::size_t>(Field::MaxEvaluations) + 1;
 
 /// The snake_case name of `field` ("chunk_size"), as requests and Python keywords spell it.
 [[nodiscard]] std::string_view field_name(Field field) noexcept;

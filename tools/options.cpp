@@ -95,18 +95,6 @@ run::AlgorithmOptions AlgorithmOptions::options() const {
   return o;
 }
 
-std::string flag_spelling(run::Field field) {
-  switch (field) {
-    case run::Field::Log: return "LOG";
-    case run::Field::Output: return "-o";
-    case run::Field::Jobs: return "-j/--jobs";
-    default: break;
-  }
-  std::string flag = "--" + std::string(run::field_name(field));
-  std::replace(flag.begin(), flag.end(), '_', '-');
-  return flag;
-}
-
 Bytes parse_size_flag(std::string_view flag, std::string_view text) {
   try {
     return parse_size(text);

@@ -13,6 +13,7 @@
 
 #include "algorithms/registry.hpp"
 #include "run/errors.hpp"
+#include "run/option_names.hpp"
 #include "run/request.hpp"
 #include "topologies/topology.hpp"
 
@@ -21,8 +22,7 @@ namespace collsim::cli {
 /// The bundled topology used when none is named.
 inline constexpr std::string_view kDefaultTopology = run::kDefaultTopology;
 
-/// How the CLI spells a request field in messages: its flag ("--chunk-size", "-o", "LOG").
-std::string flag_spelling(run::Field field);
+using run::flag_spelling;
 
 /// TOPOLOGY (a file or bundled name) or the generator flags --gpus/--fabric/--link-bandwidth/--link-latency
 /// and, for a multi-node fabric, --nodes/--net-bandwidth/--net-latency.

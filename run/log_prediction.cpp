@@ -1,6 +1,7 @@
 // Settling a log's run and predicting its rows: shared by compare and calibrate.
 #include "run/log_prediction.hpp"
 
+#include <algorithm>
 #include <limits>
 
 #include <fmt/format.h>
@@ -149,6 +150,44 @@ sim::Summary predict_row(const LogRun& run, const LogRequest& o, const ModelOpti
   s.model.formula = Formula::None;
   const Plan plan = plan_on(s, run.topology, registry);
   return run_plan(plan, run.topology, s).run.summary;
+}
+
+LogComparison compare_log(const LogRun& run, const LogRequest& request, FieldSpelling spell,
+                          const algo::AlgorithmRegistry& registry) {
+  LogComparison out;
+  reports::CompareView& view = out.view;
+  view.log = request.log;
+  view.test = test_program(run);
+  view.collective = std::string(sched::collective_name(run.collective));
+  view.ranks = run.ranks;
+  for (const auto& d : run.log.devices)
+    if (std::find(view.devices.begin(), view.devices.end(), d) == view.devices.end()) view.devices.push_back(d);
+  view.hosts = run.log.hosts.size();
+  std::vector<reports::SizedError> errors;
+  for (const auto& row : run.log.rows) {
+    try {
+      const sim::Summary s = predict_row(run, request, request.model, row, registry);
+      view.algorithm = s.algorithm;
+      view.topology = s.topology;
+      view.network = s.network;
+      view.rows.push_back(compared_row(row, s));
+      errors.push_back({row.size, view.rows.back().error_pct});
+    } catch (const OverflowError& e) {
+      // A row whose predicted time passes the clock's end: reported in its row, the others predicted.
+      reports::ComparedRow r = measured_row(row);
+      r.error = e.rendered(spell);
+      view.rows.push_back(std::move(r));
+      out.warnings.push_back(fmt::format("collsim: warning: compare: {}:{} ({} bytes): not predicted: {}; its "
+                                         "predicted columns are empty\n",
+                                         run.log.file, row.line, row.size, e.rendered(spell)));
+    }
+  }
+  if (errors.empty() && !view.rows.empty())
+    throw RequestError(Field::Log, run.log.file,
+                       fmt::format("{}:{}: no row could be predicted, the first: {}", run.log.file,
+                                   view.rows.front().line, view.rows.front().error));
+  view.bands = reports::summarize_error_bands(errors);
+  return out;
 }
 
 reports::ComparedRow measured_row(const validation::NcclRow& row) {

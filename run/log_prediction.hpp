@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "reports/compare_report.hpp"
 #include "sim/summary.hpp"
@@ -50,6 +51,19 @@ std::string test_program(const LogRun& run);
 [[nodiscard]] sim::Summary predict_row(const LogRun& run, const LogRequest& request, const ModelOptions& model,
                                        const validation::NcclRow& row,
                                        const algo::AlgorithmRegistry& registry = builtin_algorithms());
+
+/// A log's rows beside their predictions, with the error per size band.
+struct LogComparison {
+  reports::CompareView view;
+  /// One line per row that could not be predicted (its time passes the clock), newline-terminated.
+  std::vector<std::string> warnings;
+};
+
+/// Predicts every row of `run` (run/log_prediction.hpp predict_row) and compares. A row whose time
+/// passes the clock is kept with its error (spelled by `spell`) and a warning; the others are
+/// predicted. Throws RequestError (Field::Log) when no row could be predicted, and as predict_row does.
+[[nodiscard]] LogComparison compare_log(const LogRun& run, const LogRequest& request, FieldSpelling spell,
+                                        const algo::AlgorithmRegistry& registry = builtin_algorithms());
 
 /// `row` beside its prediction `s`.
 reports::ComparedRow compared_row(const validation::NcclRow& row, const sim::Summary& s);

@@ -37,44 +37,14 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
   const run::LogRequest request = log_request(o);
   const run::LogRun run = run::open_log_run(request);
 
-  reports::CompareView view;
-  view.log = o.log;
-  view.test = run::test_program(run);
-  view.collective = std::string(sched::collective_name(run.collective));
-  view.ranks = run.ranks;
-  for (const auto& d : run.log.devices)
-    if (std::find(view.devices.begin(), view.devices.end(), d) == view.devices.end()) view.devices.push_back(d);
-  view.hosts = run.log.hosts.size();
-  std::vector<reports::SizedError> errors;
-  std::vector<std::string> warnings;
-  for (const auto& row : run.log.rows) {
-    try {
-      const sim::Summary s = run::predict_row(run, request, request.model, row);
-      view.algorithm = s.algorithm;
-      view.topology = s.topology;
-      view.network = s.network;
-      view.rows.push_back(run::compared_row(row, s));
-      errors.push_back({row.size, view.rows.back().error_pct});
-    } catch (const run::OverflowError& e) {
-      // A row whose predicted time passes the clock's end: reported in its row, the others predicted.
-      reports::ComparedRow r = run::measured_row(row);
-      r.error = e.rendered(flag_spelling);
-      view.rows.push_back(std::move(r));
-      warnings.push_back(fmt::format("collsim: warning: compare: {}:{} ({} bytes): not predicted: {}; its predicted "
-                                     "columns are empty\n",
-                                     run.log.file, row.line, row.size, e.what()));
-    }
-  }
-  if (errors.empty() && !view.rows.empty())
-    throw UsageError(fmt::format("{}:{}: no row could be predicted, the first: {}", run.log.file, view.rows.front().line,
-                                 view.rows.front().error));
-  view.bands = reports::summarize_error_bands(errors);
+  const run::LogComparison comparison = run::compare_log(run, request, flag_spelling);
+  const reports::CompareView& view = comparison.view;
   if (!o.plot.empty())
     render_chart_atomically("--plot", o.log, reports::compare_chart_table(view), reports::compare_chart_spec(view),
                             o.plot);
 
   log_topology(o).default_notice(err);
-  for (const auto& w : warnings) err << w;
+  for (const auto& w : comparison.warnings) err << w;
   if (o.format == "json") {
     out << reports::render_compare_json(view);
   } else if (o.format == "csv") {

@@ -21,6 +21,7 @@
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
 #include "tools/fidelity_options.hpp"
+#include "tools/option_table.hpp"
 #include "validation/cpu_replay.hpp"
 #include "validation/schedule_file.hpp"
 
@@ -95,9 +96,7 @@ CLI::App* add_simulate(CLI::App& app, SimulateOptions& o) {
             "0 is simulated as pure latency");
   add_value(*cmd, "--ranks", o.ranks, "Use the first N GPUs of the topology (default: all)");
   add_value(*cmd, "--format", o.format, "table (default), json or csv; json/csv print only the document");
-  add_value(*cmd, "--network", o.network,
-            "Network model: flow (default; links shared max-min fairly) or fifo (one transfer per link and "
-            "direction at a time)");
+  add_shared(*cmd, run::Field::Network, o.network);
   o.fidelity.add_to(*cmd);
   o.verify.add_to(*cmd);
   add_value(*cmd, "--schedule", o.schedule,

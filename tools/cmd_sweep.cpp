@@ -14,6 +14,7 @@
 #include "run/plan.hpp"
 #include "run/simulate.hpp"
 #include "run/sweep.hpp"
+#include "tools/option_table.hpp"
 #include "tools/options.hpp"
 #include "tools/sweep_spec.hpp"
 #include "topologies/export.hpp"
@@ -66,17 +67,7 @@ CLI::App* add_sweep(CLI::App& app, SweepOptions& o) {
       "sweep", "Simulate every combination of topologies (or GPU counts), collectives, algorithms and sizes; one CSV "
                "row (or JSON line) each");
   cmd->add_option("topologies", o.topologies, "Topology files or bundled names (default dgx-a100)");
-  add_value(*cmd, "--gpus", o.generator.gpus,
-            "Generate one fabric per GPU count: a list such as 2,4,8..1024 (A..B = the powers of two from A to B); "
-            "needs --fabric");
-  add_value(*cmd, "--fabric", o.generator.fabric, "Generated fabric: ring | switch | fully-connected");
-  add_value(*cmd, "--link-bandwidth", o.generator.link_bandwidth,
-            "Generated links' bandwidth per direction, default 25GB/s (GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s)");
-  add_value(*cmd, "--link-latency", o.generator.link_latency, "Generated links' latency, default 1us");
-  add_value(*cmd, "--nodes", o.generator.nodes,
-            "Generate K hosts of N/K GPUs each (needs --fabric switch; K must divide every --gpus N)");
-  add_value(*cmd, "--net-bandwidth", o.generator.net_bandwidth, "With --nodes: each host's network link, default 25GB/s");
-  add_value(*cmd, "--net-latency", o.generator.net_latency, "With --nodes: its latency, default 2us");
+  o.generator.add_generator_to(*cmd);
   add_value(*cmd, "--ranks", o.ranks, "Rank counts to run on each topology (its first N GPUs), e.g. 2..8 (default: all)");
   add_size_range(*cmd, o.min_bytes, o.max_bytes, o.step_factor);
   add_value(*cmd, "-i,--stepbytes", o.step_bytes, "Or add this many bytes per step");
@@ -84,14 +75,10 @@ CLI::App* add_sweep(CLI::App& app, SweepOptions& o) {
   add_value(*cmd, "--collectives", o.collectives, "Collectives, comma-separated (default allreduce)");
   add_value(*cmd, "--algorithms", o.algorithms,
             "Algorithms, comma-separated, or all (every algorithm of each collective); default ring");
-  add_value(*cmd, "--root", o.algorithm.root, "Root rank of broadcast and reduce, default 0");
-  add_value(*cmd, "--chunk-size", o.algorithm.chunk_size, "Pipeline chunk of tree algorithms, default 512K");
-  add_value(*cmd, "--ps-shards", o.algorithm.ps_shards, "ps: spread the buffer over K servers, default 1");
-  add_value(*cmd, "--dtype", o.dtype, "Element type for the count and type columns, default float32");
-  add_value(*cmd, "--network", o.network, "Network model: flow (default) or fifo");
-  add_value(*cmd, "--params", o.params,
-            "Model parameters from this JSON file (\"format\": \"collsim-params-1\", e.g. from collsim calibrate), "
-            "over each topology's own");
+  o.algorithm.add_options_to(*cmd);
+  add_shared(*cmd, run::Field::Dtype, o.dtype);
+  add_shared(*cmd, run::Field::Network, o.network);
+  add_shared(*cmd, run::Field::Params, o.params);
   add_value(*cmd, "--format", o.format, "csv (default) or json (JSON lines: one object per row)");
   add_value(*cmd, "-o,--output", o.output,
             "Write here (atomically, when every row is done) instead of standard output (- for standard output); rows "

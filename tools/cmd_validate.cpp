@@ -8,6 +8,7 @@
 
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
+#include "tools/option_table.hpp"
 #include "run/plan.hpp"
 #include "run/simulate.hpp"
 #include "tools/sweep_spec.hpp"
@@ -180,8 +181,8 @@ CLI::App* add_validate(CLI::App& app, ValidateOptions& o) {
             "Run K consecutive ranks on each GPU (default 1), so one GPU can host a whole ring");
   add_value(*cmd, "-w,--warmup_iters", o.warmup, "Warm-up runs per size, as nccl-tests -w (default 5)");
   add_value(*cmd, "-n,--iters", o.iters, "Timed runs per size, as nccl-tests -n (default 20)");
-  add_value(*cmd, "--dtype", o.dtype, "float32 (default), float16, bfloat16 or int32; the operator is sum");
-  add_value(*cmd, "--network", o.network, "Network model of the prediction: flow (default) or fifo");
+  add_shared(*cmd, run::Field::Dtype, o.dtype);
+  add_shared(*cmd, run::Field::Network, o.network);
   cmd->add_flag("--nccl", o.nccl, "Also time NCCL's own collective on the same GPUs (loads libnccl.so.2 at run time)");
   add_value(*cmd, "--format", o.format, "table (default), csv or json");
   return cmd;

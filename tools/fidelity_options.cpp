@@ -3,29 +3,17 @@
 #include <limits>
 
 #include "run/parse.hpp"
-#include "tools/options.hpp"
+#include "tools/option_table.hpp"
 
 namespace collsim::cli {
 
 void FidelityOptions::add_to(CLI::App& cmd, bool with_model) {
-  add_value(cmd, "--protocol", protocol,
-            "NCCL protocol: ll, ll128, simple, or auto (the fastest per size by NCCL's cost model). Adds its base and "
-            "per-step latency and bandwidth efficiency; default: the topology's (bundled machines: auto), else none");
-  add_value(cmd, "--channels", channels,
-            "Run C rings/trees in parallel, each on 1/C of the data (allreduce, broadcast, reduce); default: the "
-            "topology's, else 1");
-  add_value(cmd, "--slice", slice,
-            "Move every chunk as a pipeline of slices of this size (K/M/G = powers of 1024, KB/MB/GB of 1000; 0: "
-            "whole chunks); default: the topology's, else NCCL's slice of the protocol, else none");
-  add_value(cmd, "--params", params,
-            "Model parameters from this JSON file (\"format\": \"collsim-params-1\"; README, Model parameters), "
-            "over the topology's own");
-  add_value(cmd, "--max-ops", max_ops,
-            "Most ops a run may have once pipeline chunks and slices are cut (default 262144): a default chunk or "
-            "slice is doubled until the run fits, one given by --chunk-size or --slice is refused");
-  if (!with_model) return;
-  add_value(cmd, "--model", model,
-            "Also print a formula's time: analytical (the alpha-beta closed form) or nccl (NCCL's tuning model)");
+  add_shared(cmd, run::Field::Protocol, protocol);
+  add_shared(cmd, run::Field::Channels, channels);
+  add_shared(cmd, run::Field::Slice, slice);
+  add_shared(cmd, run::Field::Params, params);
+  add_shared(cmd, run::Field::MaxOps, max_ops);
+  if (with_model) add_shared(cmd, run::Field::Model, model);
 }
 
 run::ModelOptions FidelityOptions::model_options() const {

@@ -6,6 +6,7 @@
 
 #include "run/parse.hpp"
 #include "tools/cli.hpp"
+#include "tools/option_table.hpp"
 #include "tools/options.hpp"
 
 namespace collsim::cli {
@@ -20,9 +21,7 @@ void add_log_run_flags(CLI::App& cmd, CompareOptions& o) {
   add_value(cmd, "--collective", o.collective,
             "Collective of a log that does not say: allreduce, reducescatter, allgather, broadcast, reduce, alltoall "
             "(or all_reduce_perf, ...)");
-  add_value(cmd, "--network", o.network,
-            "Network model: flow (default; links shared max-min fairly) or fifo (one transfer per link and "
-            "direction at a time)");
+  add_shared(cmd, run::Field::Network, o.network);
   o.fidelity.add_to(cmd, false);
 }
 

@@ -9,6 +9,7 @@
 #include "sim/io/text_file.hpp"
 #include "run/parse.hpp"
 #include "tools/cli.hpp"
+#include "tools/option_table.hpp"
 
 namespace collsim::cli {
 
@@ -28,18 +29,17 @@ void add_size_range(CLI::App& cmd, std::string& min, std::string& max, std::stri
 void TopologyOptions::add_to(CLI::App& cmd) {
   add_value(cmd, "topology", spec,
                  fmt::format("Topology JSON file or bundled name (see `collsim topo`); default {}", kDefaultTopology));
-  add_value(cmd, "--gpus", gpus, "Generate a fabric of this many GPUs instead of reading a topology (needs --fabric)");
-  add_value(cmd, "--fabric", fabric, "Generated fabric: ring | switch | fully-connected");
-  add_value(cmd, "--link-bandwidth", link_bandwidth,
-                 "Generated links' bandwidth per direction, default 25GB/s (GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s)");
-  add_value(cmd, "--link-latency", link_latency, "Generated links' latency, default 1us (ps, ns, us, ms, s)");
-  add_value(cmd, "--nodes", nodes,
-            "Generate K hosts of N/K GPUs (needs --fabric switch; K must divide --gpus N): each host's GPUs on its own "
-            "switch, the host switches joined by one network switch");
-  add_value(cmd, "--net-bandwidth", net_bandwidth,
-            "With --nodes: each host's link to the network switch, per direction, default 25GB/s (one 200 Gb/s HDR "
-            "InfiniBand port; GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s)");
-  add_value(cmd, "--net-latency", net_latency, "With --nodes: latency of each host's network link, default 2us");
+  add_generator_to(cmd);
+}
+
+void TopologyOptions::add_generator_to(CLI::App& cmd) {
+  add_shared(cmd, run::Field::Gpus, gpus);
+  add_shared(cmd, run::Field::Fabric, fabric);
+  add_shared(cmd, run::Field::LinkBandwidth, link_bandwidth);
+  add_shared(cmd, run::Field::LinkLatency, link_latency);
+  add_shared(cmd, run::Field::Nodes, nodes);
+  add_shared(cmd, run::Field::NetBandwidth, net_bandwidth);
+  add_shared(cmd, run::Field::NetLatency, net_latency);
 }
 
 bool TopologyOptions::empty() const {
@@ -69,16 +69,16 @@ run::TopologySpec TopologyOptions::spec_of() const {
 topo::Topology TopologyOptions::load() const { return run::load_topology(spec_of()); }
 
 void AlgorithmOptions::add_to(CLI::App& cmd) {
-  add_value(cmd, "--collective", collective,
-                 "allreduce (default), reducescatter, allgather, broadcast, reduce, alltoall (- and _ ignored)");
-  add_value(cmd, "--algorithm", algorithm, "Algorithm, default ring; `collsim algorithms` lists them");
-  add_value(cmd, "--root", root, "Root rank of broadcast and reduce, default 0");
-  add_value(cmd, "--chunk-size", chunk_size,
-                 "Pipeline chunk of tree algorithms, default 512K (K/M/G = powers of 1024, KB/MB/GB of 1000)");
-  add_value(cmd, "--ps-shards", ps_shards, "ps: spread the buffer over K servers, default 1 (K = N: colocated)");
-  add_value(cmd, "--ps-node", ps_node,
-                 "ps: run the servers on these topology nodes (comma-separated ids, one per shard, e.g. cpu0) "
-                 "instead of on ranks 0..K-1");
+  add_shared(cmd, run::Field::Collective, collective);
+  add_shared(cmd, run::Field::Algorithm, algorithm);
+  add_options_to(cmd);
+  add_shared(cmd, run::Field::PsNode, ps_node);
+}
+
+void AlgorithmOptions::add_options_to(CLI::App& cmd) {
+  add_shared(cmd, run::Field::Root, root);
+  add_shared(cmd, run::Field::ChunkSize, chunk_size);
+  add_shared(cmd, run::Field::PsShards, ps_shards);
 }
 
 sched::Collective AlgorithmOptions::collective_kind() const {

@@ -38,6 +38,8 @@ struct TopologyOptions {
 
   /// Registers the positional TOPOLOGY and the generator flags on `cmd`.
   void add_to(CLI::App& cmd);
+  /// Registers the generator flags only (--gpus, --fabric, --link-*, --nodes, --net-*).
+  void add_generator_to(CLI::App& cmd);
   /// True when neither TOPOLOGY nor a generator flag was given.
   [[nodiscard]] bool empty() const;
   /// The flags as a typed request field (run::TopologySpec); throws run::RequestError for a value
@@ -62,6 +64,8 @@ struct AlgorithmOptions {
 
   /// Registers --collective, --algorithm, --root, --chunk-size, --ps-shards, --ps-node on `cmd`.
   void add_to(CLI::App& cmd);
+  /// Registers --root, --chunk-size and --ps-shards only (a sweep, whose rows set the rest).
+  void add_options_to(CLI::App& cmd);
   /// The --collective value; throws run::RequestError listing the valid names.
   [[nodiscard]] sched::Collective collective_kind() const;
   /// --root, --chunk-size, --ps-shards and --ps-node as typed options (run::AlgorithmOptions);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "tools/cli.hpp"
+#include "tools/option_table.hpp"
 #include "tools/options.hpp"
 
 namespace collsim::cli {
@@ -12,11 +13,7 @@ void VerifyOptions::add_to(CLI::App& cmd) {
                "Also replay the schedule on CPU buffers and check every rank's result against the collective: "
                "prints `verified`, or the first wrong rank, chunk and element and exits 1. Every element up to "
                "S = 16 MiB; above, the first and last element of every chunk plus a symbolic replay");
-  add_value(cmd, "--dtype", dtype,
-            "Element type float32 (default, as nccl-tests' -d float), float64, float16, bfloat16, int32, uint8. "
-            "Algorithms cut S into parts and chunks of whole elements when S is a multiple of its size (as NCCL "
-            "counts in elements), else of bytes. With --verify, the replay uses it; uint8 when S or a chunk "
-            "boundary is not a multiple of the element size");
+  add_shared(cmd, run::Field::Dtype, dtype);
   add_value(cmd, "--op", op, "With --verify: reduction sum (default), min, max or prod");
 }
 

@@ -303,3 +303,33 @@ TEST_CASE("a size that overflows the clock names where it came from", "[cli]") {
   const auto file = temp_file("huge_schedule.json", j.dump());
   check_bad_input({"simulate", "--gpus", "2", "--fabric", "switch", "--schedule", file}, file + ": a transfer of");
 }
+
+TEST_CASE("an option shared by several commands has one help text in all of them", "[cli][options]") {
+  // The line of `collsim COMMAND --help` that describes `flag`, from the flag on.
+  const auto help_line = [](const std::string& command, const std::string& flag) {
+    const auto r = run_collsim({command, "--help"});
+    REQUIRE(r.code == 0);
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) {
+      const auto at = line.find(flag + " ");
+      if (at != std::string::npos && line.find_first_not_of(' ') == at) return line.substr(at);
+    }
+    FAIL(command << " --help has no " << flag);
+    return std::string();
+  };
+  const std::vector<std::pair<std::string, std::vector<std::string>>> shared{
+      {"--network", {"simulate", "sweep", "compare", "calibrate", "validate"}},
+      {"--dtype", {"simulate", "sweep", "validate"}},
+      {"--params", {"simulate", "sweep", "compare", "calibrate"}},
+      {"--chunk-size", {"simulate", "sweep", "explain", "validate"}},
+      {"--link-bandwidth", {"simulate", "sweep", "compare", "topo"}},
+  };
+  for (const auto& [flag, commands] : shared) {
+    const std::string first = help_line(commands.front(), flag);
+    CHECK(first.size() > flag.size() + 20);  // a real description, not an empty one
+    for (const auto& command : commands) {
+      INFO(command << " " << flag);
+      CHECK(help_line(command, flag) == first);
+    }
+  }
+}

@@ -1,0 +1,69 @@
+#include "tools/option_table.hpp"
+
+#include <array>
+#include <stdexcept>
+#include <utility>
+
+#include "run/option_names.hpp"
+#include "tools/options.hpp"
+
+namespace collsim::cli {
+namespace {
+
+using run::Field;
+
+// Defaults are the layer's (run/request.hpp, run/topology_spec.cpp).
+constexpr std::array<std::pair<Field, std::string_view>, 21> kHelp{{
+    {Field::Gpus, "Generate a fabric of this many GPUs instead of reading a topology (needs --fabric); for sweep a "
+                  "list such as 2,4,8..1024 (A..B = the powers of two from A to B), one fabric each"},
+    {Field::Fabric, "Generated fabric: ring | switch | fully-connected"},
+    {Field::LinkBandwidth,
+     "Generated links' bandwidth per direction, default 25GB/s (GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s)"},
+    {Field::LinkLatency, "Generated links' latency, default 1us (ps, ns, us, ms, s)"},
+    {Field::Nodes, "Generate K hosts of N/K GPUs (needs --fabric switch; K must divide --gpus N): each host's GPUs on "
+                   "its own switch, the host switches joined by one network switch"},
+    {Field::NetBandwidth, "With --nodes: each host's link to the network switch, per direction, default 25GB/s (one "
+                          "200 Gb/s HDR InfiniBand port; GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s)"},
+    {Field::NetLatency, "With --nodes: latency of each host's network link, default 2us"},
+    {Field::Collective, "allreduce (default), reducescatter, allgather, broadcast, reduce, alltoall (- and _ ignored)"},
+    {Field::Algorithm, "Algorithm, default ring; `collsim algorithms` lists them"},
+    {Field::Root, "Root rank of broadcast and reduce, default 0"},
+    {Field::ChunkSize, "Pipeline chunk of the pipelined algorithms (tree, double-tree, ring broadcast and reduce), "
+                       "default 512K (K/M/G = powers of 1024, KB/MB/GB of 1000)"},
+    {Field::PsShards, "ps: spread the buffer over K servers, default 1 (K = N: colocated)"},
+    {Field::PsNode, "ps: run the servers on these topology nodes (comma-separated ids, one per shard, e.g. cpu0) "
+                    "instead of on ranks 0..K-1"},
+    {Field::Network, "Network model: flow (default; links shared max-min fairly) or fifo (one transfer per link and "
+                     "direction at a time)"},
+    {Field::Params, "Model parameters from this JSON file (\"format\": \"collsim-params-1\", e.g. from collsim "
+                    "calibrate; README, Model parameters), over the topology's own"},
+    {Field::Dtype, "Element type float32 (default, as nccl-tests' -d float), float64, float16, bfloat16, int32, uint8. "
+                   "Algorithms cut S into parts and chunks of whole elements when S is a multiple of its size (as NCCL "
+                   "counts in elements), else of bytes; a sweep prints it in its count and type columns; with "
+                   "--verify, the replay uses it (uint8 when S or a chunk boundary is not a multiple of the element "
+                   "size); validate takes float32, float16, bfloat16 or int32"},
+    {Field::Protocol, "NCCL protocol: ll, ll128, simple, or auto (the fastest per size by NCCL's cost model). Adds its "
+                      "base and per-step latency and bandwidth efficiency; default: the topology's (bundled machines: "
+                      "auto), else none"},
+    {Field::Channels, "Run C rings/trees in parallel, each on 1/C of the data (allreduce, broadcast, reduce); default: "
+                      "the topology's, else 1"},
+    {Field::Slice, "Move every chunk as a pipeline of slices of this size (K/M/G = powers of 1024, KB/MB/GB of 1000; 0: "
+                   "whole chunks); default: the topology's, else NCCL's slice of the protocol, else none"},
+    {Field::MaxOps, "Most ops a run may have once pipeline chunks and slices are cut (default 262144): a default chunk "
+                    "or slice is doubled until the run fits, one given by --chunk-size or --slice is refused"},
+    {Field::Model, "Also print a formula's time: analytical (the alpha-beta closed form) or nccl (NCCL's tuning model)"},
+}};
+
+}  // namespace
+
+std::string_view shared_help(Field field) {
+  for (const auto& [f, help] : kHelp)
+    if (f == field) return help;
+  throw std::logic_error("shared_help: " + std::string(run::field_name(field)) + " is not a shared option");
+}
+
+CLI::Option* add_shared(CLI::App& cmd, Field field, std::string& target) {
+  return add_value(cmd, run::flag_spelling(field), target, std::string(shared_help(field)));
+}
+
+}  // namespace collsim::cli

@@ -17,7 +17,8 @@ enum class Field : std::uint8_t {
   Topology, Gpus, Fabric, LinkBandwidth, LinkLatency, Nodes, NetBandwidth, NetLatency,
   Collective, Algorithm, Root, ChunkSize, PsShards, PsNode, Size, Ranks, Dtype, Op, Verify,
   Network, Protocol, Channels, Slice, Params, Model, MaxOps, Schedule, Trace, SaveSchedule,
-  Log, Output, Resume, Sizes, Algorithms, Collectives, Shard, Jobs, MinSize, MaxSize, MaxEvaluations,
+  Log, Output, Resume, Sizes, Algorithms, Collectives, Shard, Jobs, MinSize, MaxSize, MinBytes, MaxBytes,
+  StepFactor, StepBytes, MaxEvaluations,
 };
 /// How many fields there are (MaxEvaluations is the last).
 inline constexpr std::size_t kFields = static_cast<std::size_t>(Field::MaxEvaluations) + 1;

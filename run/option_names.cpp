@@ -9,6 +9,10 @@ std::string flag_spelling(Field field) {
     case Field::Log: return "LOG";
     case Field::Output: return "-o";
     case Field::Jobs: return "-j/--jobs";
+    case Field::MinBytes: return "-b/--minbytes";
+    case Field::MaxBytes: return "-e/--maxbytes";
+    case Field::StepFactor: return "-f/--stepfactor";
+    case Field::StepBytes: return "-i/--stepbytes";
     default: break;
   }
   std::string flag = "--" + std::string(field_name(field));

@@ -16,7 +16,7 @@
 #include "bench/bench_measure.hpp"
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
-#include "tools/sweep_spec.hpp"
+#include "run/lists.hpp"
 
 namespace collsim::cli {
 namespace {
@@ -237,7 +237,7 @@ int run_bench(const BenchOptions& o, std::ostream& out, std::ostream& err) {
     throw UsageError(fmt::format("--cases: \"{}\" is not a regular expression ({})", o.cases, e.what()));
   }
   bench::SuiteOptions suite_options;
-  if (!o.ranks.empty()) suite_options.ranks = parse_count_list("--ranks", o.ranks, 2, 1U << 20);
+  if (!o.ranks.empty()) suite_options.ranks = run::parse_count_list(run::Field::Ranks, o.ranks, 2, 1U << 20);
   // A list asked for explicitly runs whole unless --max-ranks says otherwise.
   const std::uint32_t default_max = !o.ranks.empty() ? 1U << 20 : o.quick ? 64U : 4096U;
   const std::uint32_t max_ranks =

@@ -16,7 +16,7 @@
 #include "run/sweep.hpp"
 #include "tools/option_table.hpp"
 #include "tools/options.hpp"
-#include "tools/sweep_spec.hpp"
+#include "run/lists.hpp"
 #include "topologies/export.hpp"
 #include "topologies/generate.hpp"
 #include "validation/dtype.hpp"
@@ -31,7 +31,7 @@ std::vector<run::SweepTopology> load_topologies(const SweepOptions& o) {
     throw UsageError("--gpus/--fabric: given with topology files; expected one or the other");
   if (generated) {
     if (o.generator.gpus.empty()) throw UsageError("--gpus: missing; a generated family needs --gpus LIST and --fabric F");
-    for (std::uint32_t n : parse_count_list("--gpus", o.generator.gpus, 1, 1u << 20)) {
+    for (std::uint32_t n : run::parse_count_list(run::Field::Gpus, o.generator.gpus, 1, 1u << 20)) {
       TopologyOptions t = o.generator;
       t.gpus = std::to_string(n);
       out.push_back({t.load(), t.fabric});
@@ -50,12 +50,12 @@ std::vector<Bytes> sweep_sizes(const SweepOptions& o) {
   std::vector<Bytes> sizes;
   if (!o.min_bytes.empty() || !o.max_bytes.empty()) {
     if (o.min_bytes.empty()) throw UsageError("-b/--minbytes: missing; -e needs -b (e.g. -b 8 -e 1G -f 2)");
-    sizes = size_range(o.min_bytes, o.max_bytes, o.step_factor, o.step_bytes, run::kMaxSweepRows);
+    sizes = run::size_range(o.min_bytes, o.max_bytes, o.step_factor, o.step_bytes, run::kMaxSweepRows);
   } else if (!o.step_factor.empty() || !o.step_bytes.empty()) {
     throw UsageError("-f/-i: given without -b/--minbytes; expected -b MIN -e MAX with them");
   }
   if (!o.sizes.empty())
-    for (const auto& s : split_list("--sizes", o.sizes)) sizes.push_back(parse_size_flag("--sizes", s));
+    for (const auto& s : run::split_list(run::Field::Sizes, o.sizes)) sizes.push_back(parse_size_flag("--sizes", s));
   if (sizes.empty()) throw UsageError("-b/--sizes: missing; give sizes as -b 8 -e 1G [-f 2 | -i STEP] or --sizes 1M,1G");
   return sizes;
 }
@@ -114,13 +114,13 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
   request.shards = shards;
   request.sharded = !o.shard.empty();
   request.collectives.clear();
-  for (const auto& c : split_list("--collectives", o.collectives))
+  for (const auto& c : run::split_list(run::Field::Collectives, o.collectives))
     request.collectives.push_back(run::parse_collective(run::Field::Collective, c));
-  request.algorithms = split_list("--algorithms", o.algorithms);
+  request.algorithms = run::split_list(run::Field::Algorithms, o.algorithms);
   request.sizes = sweep_sizes(o);
   request.topologies = load_topologies(o);
   request.params = o.params;
-  if (!o.ranks.empty()) request.ranks = parse_count_list("--ranks", o.ranks, 1, 1u << 20);
+  if (!o.ranks.empty()) request.ranks = run::parse_count_list(run::Field::Ranks, o.ranks, 1, 1u << 20);
   request.options = o.algorithm.options();
   const run::SweepPlan plan = run::plan_sweep(std::move(request), run::builtin_algorithms());
   if (plan.too_few_gpus > 0)

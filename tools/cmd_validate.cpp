@@ -11,7 +11,7 @@
 #include "tools/option_table.hpp"
 #include "run/plan.hpp"
 #include "run/simulate.hpp"
-#include "tools/sweep_spec.hpp"
+#include "run/lists.hpp"
 #include "topologies/load_json.hpp"
 #include "validation/cuda/detect_topology.hpp"
 #include "validation/cuda/gpu_data.hpp"
@@ -76,7 +76,7 @@ Request check_flags(const ValidateOptions& o, const algo::AlgorithmRegistry& reg
     throw UsageError("-e/-f: given without -b/--minbytes; expected -b MIN -e MAX [-f FACTOR]");
   if (!o.size.empty()) r.sizes.push_back(parse_size_flag("--size", o.size));
   else if (!o.min_bytes.empty())
-    r.sizes = size_range(o.min_bytes, o.max_bytes, o.step_factor, "", kMaxSizes);
+    r.sizes = run::size_range(o.min_bytes, o.max_bytes, o.step_factor, "", kMaxSizes);
   else
     throw UsageError("--size: missing; give --size S or -b MIN -e MAX [-f FACTOR], e.g. -b 1M -e 1G -f 2");
   const Bytes esize = validation::dtype_size(r.dtype);

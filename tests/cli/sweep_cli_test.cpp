@@ -17,7 +17,7 @@
 #include "reports/csv.hpp"
 #include "tests/cli/cli_harness.hpp"
 #include "run/partial_file.hpp"
-#include "tools/sweep_spec.hpp"
+#include "run/lists.hpp"
 
 using collsim::testing::check_bad_input;
 using collsim::testing::scratch_dir;
@@ -239,10 +239,11 @@ TEST_CASE("sweep errors are one line and exit 2", "[cli][sweep][errors]") {
 }
 
 TEST_CASE("sweep lists: A..B is the powers of two, sizes follow nccl-tests -b/-e/-f/-i", "[cli][sweep]") {
-  using collsim::cli::parse_count_list;
-  using collsim::cli::size_range;
-  CHECK(parse_count_list("--gpus", "2,3,8..64", 1, 1024) == std::vector<std::uint32_t>{2, 3, 8, 16, 32, 64});
-  CHECK(parse_count_list("--gpus", "3..20", 1, 1024) == std::vector<std::uint32_t>{4, 8, 16});
+  using collsim::run::parse_count_list;
+  using collsim::run::size_range;
+  constexpr auto gpus = collsim::run::Field::Gpus;
+  CHECK(parse_count_list(gpus, "2,3,8..64", 1, 1024) == std::vector<std::uint32_t>{2, 3, 8, 16, 32, 64});
+  CHECK(parse_count_list(gpus, "3..20", 1, 1024) == std::vector<std::uint32_t>{4, 8, 16});
   // nccl-tests -b 8 -e 128M -f 2: 8, 16, ..., 2^27 (25 sizes); -i adds.
   const auto f = size_range("8", "128M", "2", "", 1000);
   CHECK(f.size() == 25);

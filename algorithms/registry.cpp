@@ -1,3 +1,4 @@
+#include "algorithms/closed_form.hpp"
 #include "algorithms/direct_allgather.hpp"
 #include "algorithms/direct_allreduce.hpp"
 #include "algorithms/direct_alltoall.hpp"
@@ -94,97 +95,106 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
   registry.add({.name = "ring", .collective = Collective::AllReduce,
                 .description = "ring reduce-scatter then ring all-gather, 2(N-1) steps (Patarasuk & Yuan 2009)",
                 .build = &build_ring_allreduce, .steps = "2(N-1)", .bytes_per_rank = "2(N-1)/N*S",
-                .closed_form = "2(N-1)(a + P/B)", .stream = &stream_ring_allreduce, .family = NcclFamily::Ring});
+                .closed_form = "2(N-1)(a + P/B)", .stream = &stream_ring_allreduce,
+                .closed_form_time = &ring_closed_form_time, .family = NcclFamily::Ring});
   registry.add({.name = "ring", .collective = Collective::ReduceScatter,
                 .description = "each part travels once round the ring, gathering sums, N-1 steps (Patarasuk & Yuan 2009)",
                 .build = &build_ring_reduce_scatter, .steps = "N-1", .bytes_per_rank = "(N-1)/N*S",
-                .closed_form = "(N-1)(a + P/B)", .stream = &stream_ring_reduce_scatter, .family = NcclFamily::Ring});
+                .closed_form = "(N-1)(a + P/B)", .stream = &stream_ring_reduce_scatter,
+                .closed_form_time = &ring_closed_form_time, .family = NcclFamily::Ring});
   registry.add({.name = "ring", .collective = Collective::AllGather,
                 .description = "each part travels once round the ring, N-1 steps (Patarasuk & Yuan 2009)",
                 .build = &build_ring_allgather, .steps = "N-1", .bytes_per_rank = "(N-1)/N*S",
-                .closed_form = "(N-1)(a + P/B)", .stream = &stream_ring_allgather, .family = NcclFamily::Ring});
+                .closed_form = "(N-1)(a + P/B)", .stream = &stream_ring_allgather,
+                .closed_form_time = &ring_closed_form_time, .family = NcclFamily::Ring});
   registry.add({.name = "ring", .collective = Collective::Broadcast,
                 .description = "pipelined chain from the root in ring order, N-1 + chunks-1 steps (NCCL ring broadcast)",
                 .build = &build_ring_broadcast, .steps = "N-1 + C-1", .bytes_per_rank = "S",
                 .options = "C = ceil(S / --chunk-size) pipeline chunks", .closed_form = "(N-1)(a + c/B) + (C-1)c/B",
-                .pipelined = true, .family = NcclFamily::Ring});
+                .closed_form_time = &ring_closed_form_time, .pipelined = true, .family = NcclFamily::Ring});
   registry.add({.name = "ring", .collective = Collective::Reduce,
                 .description = "pipelined chain in ring order ending at the root, N-1 + chunks-1 steps (NCCL ring reduce)",
                 .build = &build_ring_reduce, .steps = "N-1 + C-1", .bytes_per_rank = "S",
                 .options = "C = ceil(S / --chunk-size) pipeline chunks", .closed_form = "(N-1)(a + c/B) + (C-1)c/B",
-                .pipelined = true, .family = NcclFamily::Ring});
+                .closed_form_time = &ring_closed_form_time, .pipelined = true, .family = NcclFamily::Ring});
   registry.add({.name = "ring", .collective = Collective::AllToAll,
                 .description = "store-and-forward to the ring successor, N-1 steps, N(N-1)/2 blocks per rank (Grama et al. 2003)",
                 .build = &build_ring_alltoall, .steps = "N-1", .bytes_per_rank = "N(N-1)/2*floor(S/N)",
                 .options = "store-and-forward through neighbours",
                 .closed_form = "a + max{m=1..N-1} [(sum{s<=m}(N-s) + N-1-m)b/B + (N-1-m)a]",
-                .family = NcclFamily::Ring});
+                .closed_form_time = &ring_closed_form_time, .family = NcclFamily::Ring});
   registry.add({.name = "direct", .collective = Collective::AllReduce,
                 .description = "direct reduce-scatter then direct all-gather, 2 steps (TensorRT-LLM two-shot all-reduce)",
                 .build = &build_direct_allreduce, .steps = "2", .bytes_per_rank = "2(N-1)/N*S",
-                .closed_form = "2(a + P/B); one port >= 2(a + (N-1)P/B)"});
+                .closed_form = "2(a + P/B); one port >= 2(a + (N-1)P/B)",
+                .closed_form_time = &direct_closed_form_time});
   registry.add({.name = "direct", .collective = Collective::ReduceScatter,
                 .description = "every rank sends part q to rank q, which reduces, 1 step (MPICH pairwise, all at once)",
                 .build = &build_direct_reduce_scatter, .steps = "1", .bytes_per_rank = "(N-1)/N*S",
                 .options = "receives into scratch slots, adds locally",
-                .closed_form = "a + P/B; one port >= a + (N-1)P/B"});
+                .closed_form = "a + P/B; one port >= a + (N-1)P/B", .closed_form_time = &direct_closed_form_time});
   registry.add({.name = "direct", .collective = Collective::AllGather,
-                .description = "every rank sends its part to every peer, 1 step", .build = &build_direct_allgather,
-                .steps = "1", .bytes_per_rank = "(N-1)*ceil(S/N)",
-                .closed_form = "a + P/B; one port >= a + (N-1)P/B"});
+                .description = "every rank sends its part to every peer, 1 step",
+                .build = &build_direct_allgather, .steps = "1", .bytes_per_rank = "(N-1)*ceil(S/N)",
+                .closed_form = "a + P/B; one port >= a + (N-1)P/B", .closed_form_time = &direct_closed_form_time});
   registry.add({.name = "direct", .collective = Collective::AllToAll,
                 .description = "every rank sends block q to rank q, 1 step (MPICH medium-message all-to-all, nccl-tests)",
                 .build = &build_direct_alltoall, .steps = "1", .bytes_per_rank = "(N-1)*floor(S/N)",
-                .closed_form = "a + b/B; one port >= a + (N-1)b/B"});
+                .closed_form = "a + b/B; one port >= a + (N-1)b/B", .closed_form_time = &direct_closed_form_time});
   registry.add({.name = "tree", .collective = Collective::AllReduce,
                 .description = "NCCL's binary tree (ncclGetBtree): pipelined reduce to rank 0 then broadcast, 2ceil(log2 N)+C-1 steps",
                 .build = &build_tree_allreduce, .steps = "2ceil(log2 N) + C-1", .bytes_per_rank = "3S (N >= 4)",
                 .options = "C = ceil(S / --chunk-size)", .closed_form = "2D(a + c/B) + (C-1)c/B, D = ceil(log2 N)",
-                .pipelined = true, .family = NcclFamily::Tree});
+                .closed_form_time = &tree_closed_form_time, .pipelined = true, .family = NcclFamily::Tree});
   registry.add({.name = "tree", .collective = Collective::Reduce,
                 .description = "NCCL's binary tree (ncclGetBtree) rooted at the root: pipelined reduce, ceil(log2 N)+C-1 steps",
                 .build = &build_tree_reduce, .steps = "ceil(log2 N) + C-1", .bytes_per_rank = "S",
                 .options = "C = ceil(S / --chunk-size); --root",
-                .closed_form = "D(a + c/B) + (C-1)c/B, D = ceil(log2 N)", .pipelined = true,
-                .family = NcclFamily::Tree});
+                .closed_form = "D(a + c/B) + (C-1)c/B, D = ceil(log2 N)", .closed_form_time = &tree_closed_form_time,
+                .pipelined = true, .family = NcclFamily::Tree});
   registry.add({.name = "tree", .collective = Collective::Broadcast,
                 .description = "NCCL's binary tree (ncclGetBtree) rooted at the root: pipelined broadcast, ceil(log2 N)+C-1 steps",
                 .build = &build_tree_broadcast, .steps = "ceil(log2 N) + C-1", .bytes_per_rank = "2S (N >= 4)",
                 .options = "C = ceil(S / --chunk-size); --root",
-                .closed_form = "D(a + c/B) + (C-1)c/B, D = ceil(log2 N)", .pipelined = true,
-                .family = NcclFamily::Tree});
+                .closed_form = "D(a + c/B) + (C-1)c/B, D = ceil(log2 N)", .closed_form_time = &tree_closed_form_time,
+                .pipelined = true, .family = NcclFamily::Tree});
   registry.add({.name = "double-tree", .collective = Collective::AllReduce,
                 .description = "NCCL's double binary tree (ncclGetDtree): half the buffer on each tree, 2ceil(log2 N)+ceil(C/2)-1 steps",
                 .build = &build_double_tree_allreduce, .steps = "2ceil(log2 N) + ceil(C/2)-1",
                 .bytes_per_rank = "2S (N >= 4)", .options = "C = ceil(S / --chunk-size)",
                 .closed_form = "max(each tree: 2D(a + c/B) + (C'-1)c/B, C' chunks of S/2; a + busiest shared link)",
-                .pipelined = true, .family = NcclFamily::Tree});
+                .closed_form_time = &double_tree_closed_form_time, .pipelined = true, .family = NcclFamily::Tree});
   registry.add({.name = "halving-doubling", .collective = Collective::AllReduce,
                 .description = "Rabenseifner: recursive-halving reduce-scatter then recursive-doubling all-gather, 2 log2 N steps "
                                "(Thakur, Rabenseifner & Gropp 2005)",
                 .build = &build_halving_doubling_allreduce, .steps = "2log2 N (+2 if N is not a power of 2)",
-                .bytes_per_rank = "2(N-1)/N*S (N a power of 2)", .closed_form = "2log2(N)a + 2(N-1)P/B"});
+                .bytes_per_rank = "2(N-1)/N*S (N a power of 2)", .closed_form = "2log2(N)a + 2(N-1)P/B",
+                .closed_form_time = &halving_doubling_closed_form_time});
   registry.add({.name = "halving-doubling", .collective = Collective::ReduceScatter,
                 .description = "recursive halving, log2 N steps (Thakur, Rabenseifner & Gropp 2005)",
                 .build = &build_halving_doubling_reduce_scatter, .steps = "log2 N (+2 if N is not a power of 2)",
-                .bytes_per_rank = "(N-1)/N*S (N a power of 2)", .closed_form = "log2(N)a + (N-1)P/B"});
+                .bytes_per_rank = "(N-1)/N*S (N a power of 2)", .closed_form = "log2(N)a + (N-1)P/B",
+                .closed_form_time = &halving_doubling_closed_form_time});
   registry.add({.name = "halving-doubling", .collective = Collective::AllGather,
                 .description = "recursive doubling, log2 N steps (Thakur, Rabenseifner & Gropp 2005)",
                 .build = &build_halving_doubling_allgather, .steps = "log2 N (+2 if N is not a power of 2)",
-                .bytes_per_rank = "(N-1)/N*S (N a power of 2)", .closed_form = "log2(N)a + (N-1)P/B"});
+                .bytes_per_rank = "(N-1)/N*S (N a power of 2)", .closed_form = "log2(N)a + (N-1)P/B",
+                .closed_form_time = &halving_doubling_closed_form_time});
   registry.add({.name = "recursive-doubling", .collective = Collective::AllReduce,
                 .description = "whole-buffer pairwise exchange for small messages, log2 N steps (Thakur, Rabenseifner & Gropp 2005)",
                 .build = &build_recursive_doubling_allreduce, .steps = "log2 N (+2 if N is not a power of 2)",
-                .bytes_per_rank = "log2 N*S (N a power of 2)", .closed_form = "log2(N)(a + S/B)"});
+                .bytes_per_rank = "log2 N*S (N a power of 2)", .closed_form = "log2(N)(a + S/B)",
+                .closed_form_time = &recursive_doubling_closed_form_time});
   registry.add({.name = "recursive-doubling", .collective = Collective::AllGather,
                 .description = "rank sends 2^k parts in step k, log2 N steps (Thakur, Rabenseifner & Gropp 2005)",
                 .build = &build_recursive_doubling_allgather, .steps = "log2 N (+2 if N is not a power of 2)",
-                .bytes_per_rank = "(N-1)/N*S (N a power of 2)", .closed_form = "log2(N)a + (N-1)P/B"});
+                .bytes_per_rank = "(N-1)/N*S (N a power of 2)", .closed_form = "log2(N)a + (N-1)P/B",
+                .closed_form_time = &recursive_doubling_closed_form_time});
   registry.add({.name = "ps", .collective = Collective::AllReduce,
                 .description = "parameter server: push to K servers, reduce, pull back, 2 steps (Li et al. 2014)",
                 .build = &build_ps_allreduce, .steps = "2", .bytes_per_rank = "worker S, server (N-1)*S (K = 1)",
                 .options = "--ps-shards K (1..N), --ps-node", .closed_form = "2(a + S/B); one port 2(a + (N-1)S/B)",
-                .takes = {.ps_shards = true, .ps_node = true}});
+                .closed_form_time = &ps_closed_form_time, .takes = {.ps_shards = true, .ps_node = true}});
   registry.add({.name = "hierarchical", .collective = Collective::AllReduce,
                 .description = "ring reduce-scatter in each host, ring all-reduce across hosts per local rank, ring all-gather in "
                                "each host, 2(L-1)+2(K-1) steps (Horovod's hierarchical all-reduce; Mikami et al. 2018)",
@@ -192,7 +202,7 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 .bytes_per_rank = "2(L-1)/L*S + 2(K-1)/(K*L)*S",
                 .options = "only N = K hosts x L ranks, each host's ranks consecutive (topology \"host\" keys, --nodes K)",
                 .closed_form = "<= 2(L-1)(a + K*P/B) + 2(K-1)(a' + M*P/B'), M ranks per host port",
-                .needs_hosts = true});
+                .closed_form_time = &hierarchical_closed_form_time, .needs_hosts = true});
 }
 
 AlgorithmRegistry builtin_registry() {

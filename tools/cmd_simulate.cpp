@@ -126,8 +126,12 @@ Loaded load_from_file(const SimulateOptions& o) {
                     "helper (e.g. --ps-node cpu0)",
                     helpers.size(), o.schedule, schedule.helpers));
   std::vector<topo::NodeId> rank_to_node(gpus.begin(), gpus.begin() + schedule.nranks);
-  Fidelity fidelity = resolve_fidelity(o.fidelity, topology, rank_to_node, schedule.algorithm, schedule.collective,
-                                       schedule.size, std::nullopt);
+  // The file's algorithm is one of NCCL's when the registry has it for the file's collective.
+  const auto registry = algo::builtin_registry();
+  const algo::AlgorithmInfo* known = registry.lookup(schedule.collective, schedule.algorithm);
+  const algo::NcclFamily family = known ? known->family : algo::NcclFamily::None;
+  Fidelity fidelity = resolve_fidelity(o.fidelity, topology, rank_to_node, family, schedule.collective, schedule.size,
+                                       std::nullopt);
   place_helpers(topology, helpers, rank_to_node);
   Plan plan{std::move(schedule), std::move(rank_to_node), std::nullopt, std::move(fidelity)};
   naming_size(o, [&] { apply_slicing(plan, topology); });

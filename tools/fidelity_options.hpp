@@ -46,6 +46,9 @@ struct Fidelity {
   std::string channels_source = "default";
   Bytes slice = 0;                         ///< 0: chunks move whole
   std::string slice_source = "default";
+  /// Which of NCCL's algorithms runs (algo::AlgorithmInfo::family); NCCL's formula has only Ring
+  /// and Tree.
+  algo::NcclFamily nccl = algo::NcclFamily::None;
   /// Most ops once pipeline chunks and slices are cut (--max-ops; tools/simulation.hpp). A run
   /// takes about 200 B and, on a contended NVSwitch, 1 to 3 microseconds per op
   /// (bench/PROFILE.md 3.7), so the default keeps one under about a second.
@@ -62,17 +65,19 @@ topo::ModelParams flag_params(const FidelityOptions& options, bool schedule_file
 /// message starts with "--params: " (e.g. "--params: DIR is a directory; expected a parameter JSON file").
 topo::ModelParams load_params_flag(const std::string& path);
 
-/// The fidelity of running `algorithm` on `topology` (participant r on rank_to_node[r]; only the
-/// participants are given).
+/// The fidelity of running an algorithm of NCCL family `family` (algo::AlgorithmInfo::family; None
+/// for one NCCL lacks, whose costs come from NCCL's ring row) on `topology` (participant r on
+/// rank_to_node[r]; only the participants are given).
 /// `request` is nullopt for a schedule file, which brings its own channels (--channels is then an
 /// error). Throws UsageError for bad flags or a collective that cannot split over --channels,
 /// TopologyError for a bad parameter file.
 Fidelity resolve_fidelity(const FidelityOptions& options, const topo::Topology& topology,
-                          std::span<const topo::NodeId> rank_to_node, std::string_view algorithm,
+                          std::span<const topo::NodeId> rank_to_node, algo::NcclFamily family,
                           sched::Collective collective, Bytes size, const std::optional<algo::Request>& request);
 
 /// NCCL's formula for this run (sim/nccl_formula.hpp), at the protocol in use, or at the one NCCL
-/// would pick when the run has none. nullopt where NCCL has no such algorithm. Throws UnitError when
+/// would pick when the run has none. nullopt where NCCL has no such algorithm (fidelity.nccl is
+/// None); `algorithm` only names it in errors. Throws UnitError when
 /// the formula's time does not fit on the clock (2^63 ps; it saturated).
 std::optional<Time> nccl_model_time(const Fidelity& fidelity, const topo::Topology& topology,
                                     std::span<const topo::NodeId> rank_to_node, std::string_view algorithm,

@@ -196,7 +196,7 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
   std::vector<topo::NodeId> rank_to_node(gpus.begin(), gpus.begin() + ranks);
   // Algorithms never see the topology; the hierarchical one learns which ranks share a host here.
   request.hosts = topo::host_indices(topology, rank_to_node);
-  Fidelity fidelity = resolve_fidelity(fidelity_flags, topology, rank_to_node, algorithm.name, request.collective,
+  Fidelity fidelity = resolve_fidelity(fidelity_flags, topology, rank_to_node, algorithm.family, request.collective,
                                        size, request);
   place_helpers(topology, flags.ps_nodes(), rank_to_node);
   std::string chunk_source = fit_chunk_size(algorithm, request, fidelity, !flags.chunk_size.empty());

@@ -1,5 +1,6 @@
 #include "tools/options.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 #include <fmt/format.h>
@@ -147,12 +148,12 @@ void AlgorithmOptions::check_used_by(const algo::AlgorithmInfo& info) const {
       info.collective != sched::Collective::Reduce)
     throw UsageError(fmt::format("--root: {} has no root; expected --root only with --collective broadcast or reduce",
                                  kind));
-  if (!chunk_size.empty() && !algo::takes_flag(info, "--chunk-size"))
+  if (!chunk_size.empty() && !info.pipelined)
     throw UsageError(fmt::format("--chunk-size: {} {} is not pipelined in chunks; expected --chunk-size only with "
                                  "tree, double-tree, or ring broadcast and reduce (`collsim algorithms` lists them)",
                                  info.name, kind));
   for (const auto* flag : {&ps_shards, &ps_node})
-    if (!flag->empty() && info.name != "ps")
+    if (!flag->empty() && !(flag == &ps_shards ? info.takes.ps_shards : info.takes.ps_node))
       throw UsageError(fmt::format("{}: only the ps algorithm has servers, not {}",
                                    flag == &ps_shards ? "--ps-shards" : "--ps-node", info.name));
 }
@@ -175,7 +176,11 @@ algo::Request AlgorithmOptions::request(std::uint32_t nranks, Bytes size) const 
   if (!ps_shards.empty()) r.ps_shards = parse_count("--ps-shards", ps_shards, 1, nranks);
   const auto nodes = ps_nodes();
   if (!nodes.empty()) {
-    if (algorithm != "ps") throw UsageError(fmt::format("--ps-node: only the ps algorithm has servers, not {}", algorithm));
+    // No entry yet (the collective is checked later): refused unless some entry of that name reads it.
+    const auto registry = algo::builtin_registry();
+    const auto entries = registry.named(algorithm);
+    if (std::none_of(entries.begin(), entries.end(), [](const algo::AlgorithmInfo* e) { return e->takes.ps_node; }))
+      throw UsageError(fmt::format("--ps-node: only the ps algorithm has servers, not {}", algorithm));
     if (ps_shards.empty()) r.ps_shards = static_cast<std::uint32_t>(nodes.size());
     if (nodes.size() != r.ps_shards)
       throw UsageError(fmt::format("--ps-node: found {} node(s) for {} shard(s), expected one node per shard",

@@ -57,8 +57,9 @@ struct AlgorithmOptions {
   /// The request for `nranks` ranks and `size` bytes; throws UsageError naming the flag.
   [[nodiscard]] algo::Request request(std::uint32_t nranks, Bytes size) const;
   /// Refuses a flag that algorithm `info` would not use (UsageError naming it and what uses it): --root
-  /// outside broadcast and reduce, --chunk-size for an algorithm not pipelined in chunks,
-  /// --ps-shards and --ps-node outside ps. A single run says so rather than ignore a flag; a sweep
+  /// outside broadcast and reduce, --chunk-size for an algorithm not pipelined in chunks
+  /// (AlgorithmInfo::pipelined), --ps-shards and --ps-node for one that does not take them
+  /// (AlgorithmInfo::takes). A single run says so rather than ignore a flag; a sweep
   /// applies each flag to the rows that use it.
   void check_used_by(const algo::AlgorithmInfo& info) const;
   /// The --ps-node ids, in order (empty without --ps-node).

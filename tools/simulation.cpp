@@ -151,7 +151,7 @@ std::string fit_chunk_size(const algo::AlgorithmInfo& algorithm, algo::Request& 
                            bool chunk_size_given) {
   const std::uint32_t channels = fidelity.channels;
   const std::string source = chunk_size_given ? "--chunk-size" : "default";
-  if (!algo::takes_flag(algorithm, "--chunk-size") || request.size == 0) return source;
+  if (!algorithm.pipelined || request.size == 0) return source;
   algo::Request whole = request;
   whole.chunk_size = request.size;
   const std::uint64_t per_chunk = algo::build_with_channels(algorithm, whole, channels).ops.size();
@@ -200,7 +200,7 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
                                        size, request);
   place_helpers(topology, flags.ps_nodes(), rank_to_node);
   std::string chunk_source = fit_chunk_size(algorithm, request, fidelity, !flags.chunk_size.empty());
-  const Bytes chunk = algo::takes_flag(algorithm, "--chunk-size") ? request.chunk_size : 0;
+  const Bytes chunk = algorithm.pipelined ? request.chunk_size : 0;
   if (ops == Ops::OnDemand && algorithm.stream != nullptr && fidelity.channels == 1 && fidelity.slice == 0 &&
       !fidelity.costs.per_op() && rank_to_node.size() == ranks) {
     auto stream = algorithm.stream(request);
@@ -208,11 +208,13 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
     Plan plan{std::move(header), std::move(rank_to_node), std::move(request), std::move(fidelity), chunk,
               std::move(chunk_source)};
     plan.stream = std::move(stream);
+    plan.closed_form = algorithm.closed_form_time;
     return plan;
   }
   sched::Schedule schedule = algo::build_with_channels(algorithm, request, fidelity.channels);
   Plan plan{std::move(schedule), std::move(rank_to_node), std::move(request), std::move(fidelity), chunk,
             std::move(chunk_source)};
+  plan.closed_form = algorithm.closed_form_time;
   apply_slicing(plan, topology);
   return plan;
 }
@@ -290,9 +292,9 @@ Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::s
   // Ranks on several hosts see two fabrics (the host's and the network's); closed_form_time gives
   // a form there only for the algorithm built for it (hierarchical). The forms take the protocol's
   // base and step latency and efficiency, not channels or slices.
-  if (plan.request)
-    if (const auto form = algo::closed_form_time(
-            plan.schedule.algorithm, *plan.request,
+  if (plan.request && plan.closed_form)
+    if (const auto form = plan.closed_form(
+            *plan.request,
             fabric_alpha_beta(run_topology, plan.rank_to_node, *plan.request, plan.schedule, fidelity.costs)))
       summary.closed_form = checked_add(*form, *form > Time{0} ? fidelity.costs.base_latency : Time{0});
   summary.protocol = fidelity.protocol ? std::string(topo::protocol_name(*fidelity.protocol)) : "none";

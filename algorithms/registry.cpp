@@ -211,8 +211,4 @@ AlgorithmRegistry builtin_registry() {
   return r;
 }
 
-bool takes_flag(const AlgorithmInfo& algorithm, std::string_view flag) {
-  return algorithm.options.find(flag) != std::string_view::npos;
-}
-
 }  // namespace collsim::algo

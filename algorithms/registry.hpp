@@ -108,10 +108,6 @@ struct AlgorithmInfo {
   [[nodiscard]] bool answers_to(std::string_view candidate) const noexcept;
 };
 
-/// Whether `algorithm` takes the command-line flag `flag` (e.g. "--chunk-size"): its `options`
-/// names it.
-[[nodiscard]] bool takes_flag(const AlgorithmInfo& algorithm, std::string_view flag);
-
 /// Thrown for an unknown algorithm or an unsupported (algorithm, collective) pair; the message
 /// lists what would work.
 class AlgorithmError : public std::runtime_error {

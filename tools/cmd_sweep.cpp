@@ -69,24 +69,21 @@ std::vector<Bytes> sweep_sizes(const SweepOptions& o) {
   return sizes;
 }
 
-// The algorithms named by --algorithms for `collective` (all that support it for "all"); a name
-// that exists only for other collectives is left out, an unknown one is an error.
+// The algorithms named by --algorithms (names or aliases) for `collective` (all that support it for
+// "all"); a name that exists only for other collectives is left out, an unknown one is an error.
 std::vector<const algo::AlgorithmInfo*> algorithms_for(const algo::AlgorithmRegistry& registry, sched::Collective c,
                                                        const std::vector<std::string>& names) {
   std::vector<const algo::AlgorithmInfo*> out;
   for (const auto& name : names) {
-    if (name != "all") {
-      const auto all = registry.names();
-      if (std::find(all.begin(), all.end(), name) == all.end()) {
-        try {
-          (void)registry.find(c, name);  // throws, listing the algorithms
-        } catch (const algo::AlgorithmError& e) {
-          throw UsageError(fmt::format("--algorithms: {}", e.what()));
-        }
+    if (name != "all" && registry.named(name).empty()) {
+      try {
+        (void)registry.find(c, name);  // throws, listing the algorithms
+      } catch (const algo::AlgorithmError& e) {
+        throw UsageError(fmt::format("--algorithms: {}", e.what()));
       }
     }
     for (const auto& info : registry.all())
-      if (info.collective == c && (name == "all" || info.name == name) &&
+      if (info.collective == c && (name == "all" || info.answers_to(name)) &&
           std::find(out.begin(), out.end(), &info) == out.end())
         out.push_back(&info);
   }

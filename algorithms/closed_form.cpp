@@ -86,8 +86,21 @@ bool equal_parts(const Request& r) {
   return parts.front().size == parts.back().size;
 }
 
-std::optional<Time> ring(const Form& f, Collective c) {
-  switch (c) {
+// The guards every single-fabric form shares. N <= 1: nothing to do. A fabric without a bandwidth,
+// or ranks on several hosts (two α and two B), have no single-fabric form; nor, unless `form`
+// keeps to neighbours in ring order, does a fabric where only neighbours have a link of their own.
+enum class Peers { Neighbours, Any };
+
+std::optional<Time> on_one_fabric(const Request& r, const AlphaBeta& fabric, Peers peers,
+                                  std::optional<Time> (*form)(const Form&)) {
+  if (r.nranks <= 1) return Time{0};
+  if (fabric.bandwidth.bits_per_s == 0 || fabric.inter_host) return std::nullopt;
+  if (peers == Peers::Any && fabric.neighbours_only) return std::nullopt;
+  return form(Form{r, fabric});
+}
+
+std::optional<Time> ring(const Form& f) {
+  switch (f.r.collective) {
     case Collective::AllReduce: return 2 * f.ring_half();  // 2(N-1)(α + ⌈S/N⌉/B)
     case Collective::ReduceScatter:
     case Collective::AllGather: return f.ring_half();
@@ -98,7 +111,8 @@ std::optional<Time> ring(const Form& f, Collective c) {
   return std::nullopt;
 }
 
-std::optional<Time> direct(const Form& f, Collective c) {
+std::optional<Time> direct(const Form& f) {
+  const Collective c = f.r.collective;
   // One port: the rounds of distance d stay in step only when every part has one size.
   if (f.f.shared_port && c != Collective::AllToAll && !equal_parts(f.r)) return std::nullopt;
   switch (c) {
@@ -110,7 +124,8 @@ std::optional<Time> direct(const Form& f, Collective c) {
   }
 }
 
-std::optional<Time> tree(const Form& f, Collective c) {
+std::optional<Time> tree(const Form& f) {
+  const Collective c = f.r.collective;
   // One port: a parent's two children share its port, so their chunks interleave; no form.
   if (f.f.shared_port) return std::nullopt;
   // NCCL's binary tree has depth ceil(log2 N) (src/graph/trees.cc); all-reduce goes up then down.
@@ -120,8 +135,8 @@ std::optional<Time> tree(const Form& f, Collective c) {
   return std::nullopt;
 }
 
-std::optional<Time> double_tree(const Form& f, Collective c) {
-  if (f.f.shared_port || c != Collective::AllReduce) return std::nullopt;
+std::optional<Time> double_tree(const Form& f) {
+  if (f.f.shared_port || f.r.collective != Collective::AllReduce) return std::nullopt;
   // Each tree pipelines its half up and down its own height (NCCL's double binary tree; Sanders,
   // Speck & Träff 2009): max over the trees of 2D(α + τ(c)) + (C_t - 1)·τ(c). ncclGetDtree's two
   // trees do share some rank pairs (for N = 8 ranks 1 and 2: 1 is 2's child in the first tree and
@@ -147,6 +162,34 @@ std::optional<Time> double_tree(const Form& f, Collective c) {
   Time busiest{0};
   for (const auto& [link, time] : on_link) busiest = std::max(busiest, time);
   return std::max(t, busiest + f.f.alpha);
+}
+
+std::optional<Time> halving_doubling(const Form& f) {
+  if (!power_of_two(f.r.nranks) || !equal_parts(f.r) || f.f.shared_port) return std::nullopt;
+  // Rabenseifner: log2 N halving steps then log2 N doubling steps, each step's parts back to back
+  // to one partner: 2·log2 N·α + 2(N-1)/N·S/B (Thakur, Rabenseifner & Gropp 2005).
+  const Collective c = f.r.collective;
+  if (c == Collective::AllReduce) return 2 * f.halving();
+  if (c == Collective::ReduceScatter || c == Collective::AllGather) return f.halving();
+  return std::nullopt;
+}
+
+std::optional<Time> recursive_doubling(const Form& f) {
+  if (!power_of_two(f.r.nranks) || f.f.shared_port) return std::nullopt;
+  // log2 N exchanges of the whole buffer (all-reduce) or of 2^(k-1) parts (all-gather).
+  const Collective c = f.r.collective;
+  if (c == Collective::AllReduce) return ceil_log2(f.r.nranks) * f.hop(f.r.size);
+  if (c == Collective::AllGather && equal_parts(f.r)) return f.halving();
+  return std::nullopt;
+}
+
+std::optional<Time> ps(const Form& f) {
+  const Request& r = f.r;
+  if (r.collective != Collective::AllReduce || r.ps_shards != 1 || r.ps_external_server) return std::nullopt;
+  // Every worker pushes S to the server and pulls S back. One link per pair: 2(α + S/B); one
+  // port: the server's port carries (N-1)·S each way, 2(α + (N-1)·S/B).
+  const std::int64_t through_port = f.f.shared_port ? f.n() - 1 : 1;
+  return 2 * (f.f.alpha + through_port * f.tau(r.size));
 }
 
 std::optional<Time> hierarchical(const Request& r, const AlphaBeta& fabric) {
@@ -177,37 +220,44 @@ std::optional<Time> hierarchical(const Request& r, const AlphaBeta& fabric) {
 
 }  // namespace
 
-std::optional<Time> closed_form_time(std::string_view algorithm, const Request& r, const AlphaBeta& fabric) {
+std::optional<Time> ring_closed_form_time(const Request& r, const AlphaBeta& fabric) {
+  return on_one_fabric(r, fabric, Peers::Neighbours, &ring);
+}
+
+std::optional<Time> direct_closed_form_time(const Request& r, const AlphaBeta& fabric) {
+  return on_one_fabric(r, fabric, Peers::Any, &direct);
+}
+
+std::optional<Time> tree_closed_form_time(const Request& r, const AlphaBeta& fabric) {
+  return on_one_fabric(r, fabric, Peers::Any, &tree);
+}
+
+std::optional<Time> double_tree_closed_form_time(const Request& r, const AlphaBeta& fabric) {
+  return on_one_fabric(r, fabric, Peers::Any, &double_tree);
+}
+
+std::optional<Time> halving_doubling_closed_form_time(const Request& r, const AlphaBeta& fabric) {
+  return on_one_fabric(r, fabric, Peers::Any, &halving_doubling);
+}
+
+std::optional<Time> recursive_doubling_closed_form_time(const Request& r, const AlphaBeta& fabric) {
+  return on_one_fabric(r, fabric, Peers::Any, &recursive_doubling);
+}
+
+std::optional<Time> ps_closed_form_time(const Request& r, const AlphaBeta& fabric) {
+  return on_one_fabric(r, fabric, Peers::Any, &ps);
+}
+
+std::optional<Time> hierarchical_closed_form_time(const Request& r, const AlphaBeta& fabric) {
   if (r.nranks <= 1) return Time{0};
-  if (algorithm == "hierarchical") return hierarchical(r, fabric);
-  if (fabric.bandwidth.bits_per_s == 0 || fabric.inter_host) return std::nullopt;
-  const Form f{r, fabric};
-  const Collective c = r.collective;
-  if (algorithm == "ring") return ring(f, c);
-  if (fabric.neighbours_only) return std::nullopt;
-  if (algorithm == "direct") return direct(f, c);
-  if (algorithm == "tree") return tree(f, c);
-  if (algorithm == "double-tree") return double_tree(f, c);
-  if (algorithm == "halving-doubling" && power_of_two(r.nranks) && equal_parts(r) && !fabric.shared_port) {
-    // Rabenseifner: log2 N halving steps then log2 N doubling steps, each step's parts back to back
-    // to one partner: 2·log2 N·α + 2(N-1)/N·S/B (Thakur, Rabenseifner & Gropp 2005).
-    if (c == Collective::AllReduce) return 2 * f.halving();
-    if (c == Collective::ReduceScatter || c == Collective::AllGather) return f.halving();
-    return std::nullopt;
-  }
-  if (algorithm == "recursive-doubling" && power_of_two(r.nranks) && !fabric.shared_port) {
-    // log2 N exchanges of the whole buffer (all-reduce) or of 2^(k-1) parts (all-gather).
-    if (c == Collective::AllReduce) return ceil_log2(r.nranks) * f.hop(r.size);
-    if (c == Collective::AllGather && equal_parts(r)) return f.halving();
-    return std::nullopt;
-  }
-  if (algorithm == "ps" && c == Collective::AllReduce && r.ps_shards == 1 && !r.ps_external_server) {
-    // Every worker pushes S to the server and pulls S back. One link per pair: 2(α + S/B); one
-    // port: the server's port carries (N-1)·S each way, 2(α + (N-1)·S/B).
-    const std::int64_t through_port = fabric.shared_port ? f.n() - 1 : 1;
-    return 2 * (fabric.alpha + through_port * f.tau(r.size));
-  }
-  return std::nullopt;
+  return hierarchical(r, fabric);
+}
+
+std::optional<Time> closed_form_time(std::string_view algorithm, const Request& r, const AlphaBeta& fabric) {
+  const AlgorithmRegistry registry = builtin_registry();
+  const AlgorithmInfo* entry = registry.lookup(r.collective, algorithm);
+  if (entry == nullptr || entry->closed_form_time == nullptr) return std::nullopt;
+  return entry->closed_form_time(r, fabric);
 }
 
 }  // namespace collsim::algo

@@ -1,11 +1,15 @@
-// The table of collective algorithms: a name, the collective, a description, and a builder.
+// The table of collective algorithms: a name, the collective, a description, a builder, and what
+// the rest of collsim needs to know of each (its closed form, whether it is pipelined, which of
+// NCCL's algorithms it is, the options it takes), so that nothing decides by an algorithm's name.
 //
 // Registration is one explicit line per algorithm in register_builtin_algorithms() (registry.cpp),
 // not static initialisers, which a linker may drop from a static library (STYLE.md pattern 8).
 // Builders are pure: a request in, a schedule out; no topology, no time, no I/O.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -47,6 +51,28 @@ sched::ScheduleHeader schedule_header(const Request& request, sched::Collective 
 /// bytes: sched::split_even(request.size, parts, request.element_size).
 std::vector<sched::Chunk> split_parts(const Request& request, std::uint32_t parts);
 
+struct AlphaBeta;  // closed_form.hpp: a fabric as the closed forms see it
+
+/// Which of NCCL's algorithms an entry is, for what NCCL's tuning model knows of it
+/// (src/graph/tuning.cc): the row of NCCL's tables its base and per-step latencies come from, and
+/// whether NCCL's time formula (sim/nccl_formula.hpp) predicts it.
+enum class NcclFamily : std::uint8_t {
+  None,  ///< not one of NCCL's: the ring row's latencies apply (NCCL's default row), no formula
+  Ring,  ///< NCCL_ALGO_RING: the ring row, and NCCL's ring formula
+  Tree,  ///< NCCL_ALGO_TREE (a binary or double binary tree): the tree row, and NCCL's tree formula
+};
+
+/// The options an algorithm reads from its Request beyond N, S and its collective's own: the
+/// command line refuses the matching flag for an algorithm that would ignore it. --root follows
+/// from the collective (broadcast and reduce have a root), --chunk-size from
+/// AlgorithmInfo::pipelined.
+struct Takes {
+  bool ps_shards = false;  ///< --ps-shards: Request::ps_shards, the servers the keys are spread over
+  bool ps_node = false;    ///< --ps-node: Request::ps_external_server, servers as helper ranks
+};
+
+/// One algorithm for one collective: how to build it, how to describe it, and what it is
+/// (capabilities the simulator, the cost models and the command line ask for, rather than its name).
 struct AlgorithmInfo {
   std::string_view name;  ///< command-line name, e.g. "ring"
   sched::Collective collective;
@@ -54,18 +80,33 @@ struct AlgorithmInfo {
   sched::Schedule (*build)(const Request&);
   std::string_view steps = {};           ///< step count as a formula, e.g. "2(N-1)"
   std::string_view bytes_per_rank = {};  ///< bytes sent by the busiest rank as a formula
-  std::string_view options = {};         ///< flags it takes and limits it has, "" for none
+  /// Flags it takes and limits it has, "" for none: text for people (`collsim algorithms`);
+  /// code asks `pipelined`, `needs_hosts` and `takes` instead.
+  std::string_view options = {};
   /// Its closed-form α-β time as a formula (closed_form.hpp; a = α, B, P = ceil(S/N), ...), or "".
   std::string_view closed_form = {};
   /// The same schedule generated on demand (sched::OpStream; O(N) memory), or null when the
   /// algorithm only materialises. Its dependency graph has the transitive closure of build()'s, so
   /// both give the same times (tests/unit/op_stream_test.cpp checks it per algorithm).
   std::unique_ptr<sched::OpStream> (*stream)(const Request&) = nullptr;
-};
+  /// Its closed-form time for a request (of this entry's collective) on a fabric, or nullopt where
+  /// the form does not apply (closed_form.hpp lists when); null when it has no form at all.
+  std::optional<Time> (*closed_form_time)(const Request&, const AlphaBeta&) = nullptr;
+  /// Cut into pipeline chunks of Request::chunk_size, so it takes --chunk-size (and its op count
+  /// grows with S / chunk_size).
+  bool pipelined = false;
+  /// Needs Request::hosts (which ranks share a host) for N > 1; build() throws AlgorithmError
+  /// without a host grid (host_grid.hpp).
+  bool needs_hosts = false;
+  NcclFamily family = NcclFamily::None;  ///< which of NCCL's algorithms it is, if any
+  Takes takes = {};                      ///< the ps options it reads
+  /// Other names find() accepts for it (as --algorithm); they point at storage that outlives the
+  /// registry (a static array). Listings show `name` only.
+  std::span<const std::string_view> aliases = {};
 
-/// Whether `algorithm` takes the command-line flag `flag` (e.g. "--chunk-size"): its `options`
-/// names it.
-[[nodiscard]] bool takes_flag(const AlgorithmInfo& algorithm, std::string_view flag);
+  /// True when `candidate` is its name or one of its aliases.
+  [[nodiscard]] bool answers_to(std::string_view candidate) const noexcept;
+};
 
 /// Thrown for an unknown algorithm or an unsupported (algorithm, collective) pair; the message
 /// lists what would work.
@@ -76,12 +117,19 @@ class AlgorithmError : public std::runtime_error {
 
 class AlgorithmRegistry {
  public:
-  /// Adds an entry; throws std::logic_error for a duplicate (name, collective).
+  /// Adds an entry; throws std::logic_error when its name or an alias already answers for its
+  /// collective.
   void add(AlgorithmInfo info);
   /// The entry for (collective, name). Throws AlgorithmError: for an unknown name, listing every
   /// algorithm; for a known one that lacks the collective, listing what it supports and which
   /// algorithms support the collective.
+  /// `name` may be an alias.
   [[nodiscard]] const AlgorithmInfo& find(sched::Collective collective, std::string_view name) const;
+  /// The entry for (collective, name or alias), or null when there is none (no error).
+  [[nodiscard]] const AlgorithmInfo* lookup(sched::Collective collective, std::string_view name) const noexcept;
+  /// Every entry that answers to `name` (name or alias), whatever its collective, in registration
+  /// order; empty for an unknown name.
+  [[nodiscard]] std::vector<const AlgorithmInfo*> named(std::string_view name) const;
   [[nodiscard]] std::span<const AlgorithmInfo> all() const noexcept { return entries_; }
   /// Distinct algorithm names, in registration order.
   [[nodiscard]] std::vector<std::string_view> names() const;

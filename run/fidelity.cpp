@@ -22,11 +22,11 @@ namespace {
 // ring (the slowest rank-to-next-rank route, times its class's efficiency), how many hosts, and
 // the class of the steps inside a host.
 sim::NcclFormulaInput formula_input(const topo::ModelParams& params, const topo::Topology& topology,
-                                    std::span<const topo::NodeId> ranks, std::string_view algorithm,
+                                    std::span<const topo::NodeId> ranks, topo::AlgoFamily family,
                                     sched::Collective collective, Bytes size, std::uint32_t channels) {
   sim::NcclFormulaInput in;
   in.collective = collective;
-  in.family = sim::algorithm_family(algorithm);
+  in.family = family;
   in.ranks = static_cast<std::uint32_t>(ranks.size());
   in.channels = channels;
   in.size = size;
@@ -49,6 +49,11 @@ sim::NcclFormulaInput formula_input(const topo::ModelParams& params, const topo:
   // double(2^64 - 1) is 2^64, one past what a Bandwidth holds: clamp rather than convert out of range.
   in.bus_bandwidth = Bandwidth{saturating_cast<std::uint64_t>(bus.value_or(0.0))};
   return in;
+}
+
+// NCCL's tables have a row per algorithm of its own; the ring row serves every other algorithm.
+topo::AlgoFamily cost_family(algo::NcclFamily family) {
+  return family == algo::NcclFamily::Tree ? topo::AlgoFamily::Tree : topo::AlgoFamily::Ring;
 }
 
 // The source of a value: the last layer that set it.
@@ -85,9 +90,10 @@ topo::ModelParams option_params(const ModelOptions& o, bool schedule_file) {
 }
 
 Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
-                          std::span<const topo::NodeId> rank_to_node, std::string_view algorithm,
+                          std::span<const topo::NodeId> rank_to_node, algo::NcclFamily family,
                           sched::Collective collective, Bytes size, const std::optional<algo::Request>& request) {
   Fidelity f;
+  f.nccl = family;
   std::optional<topo::ProtocolChoice> choice;
   std::optional<std::uint32_t> channels;
   std::optional<Bytes> slice;
@@ -130,7 +136,8 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
   if (choice) {
     f.protocol_auto = *choice == topo::ProtocolChoice::Auto;
     if (f.protocol_auto) {
-      const auto in = formula_input(f.params, topology, rank_to_node, algorithm, collective, size, f.channels);
+      const auto in =
+          formula_input(f.params, topology, rank_to_node, cost_family(family), collective, size, f.channels);
       // NCCL enables LL128 by default on NVLink paths only (ncclTopoTuneModel, typeIntra <= PATH_NVB).
       f.protocol = sim::nccl_pick_protocol(in, f.params, in.intra == topo::LinkClass::NvLink);
     } else {
@@ -144,16 +151,15 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
     f.slice = f.params.slice_or_default(*f.protocol);
     f.slice_source = fmt::format("NCCL's slice for {}", topo::protocol_name(*f.protocol));
   }
-  f.costs = sim::resolve_costs(f.params, f.protocol, sim::algorithm_family(algorithm), topology);
+  f.costs = sim::resolve_costs(f.params, f.protocol, cost_family(family), topology);
   return f;
 }
 
 std::optional<Time> nccl_model_time(const Fidelity& f, const topo::Topology& topology,
                                     std::span<const topo::NodeId> rank_to_node, std::string_view algorithm,
                                     sched::Collective collective, Bytes size) {
-  const std::string_view family = sim::algorithm_family(algorithm) == topo::AlgoFamily::Tree ? "tree" : "ring";
-  if (algorithm != "ring" && algorithm != family && algorithm != "double-tree") return std::nullopt;
-  auto in = formula_input(f.params, topology, rank_to_node, algorithm, collective, size, f.channels);
+  if (f.nccl == algo::NcclFamily::None) return std::nullopt;
+  auto in = formula_input(f.params, topology, rank_to_node, cost_family(f.nccl), collective, size, f.channels);
   in.protocol = f.protocol ? *f.protocol : sim::nccl_pick_protocol(in, f.params, in.intra == topo::LinkClass::NvLink);
   const auto t = sim::nccl_formula_time(in, f.params);
   if (t && time_saturated(*t))

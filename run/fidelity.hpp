@@ -33,6 +33,9 @@ struct Fidelity {
   /// (bench/PROFILE.md 3.7), so the default keeps one under about a second.
   std::uint64_t max_ops = std::uint64_t{1} << 18;
   sim::CostSettings costs;
+  /// Which of NCCL's algorithms runs (algo::AlgorithmInfo::family); NCCL's formula has only Ring
+  /// and Tree.
+  algo::NcclFamily nccl = algo::NcclFamily::None;
 };
 
 /// What the options protocol, channels and slice set, as the top layer of parameters. Throws
@@ -45,17 +48,19 @@ topo::ModelParams option_params(const ModelOptions& options, bool schedule_file)
 /// parameter JSON file".
 topo::ModelParams load_params_file(const std::string& path);
 
-/// The fidelity of running `algorithm` on `topology` (participant r on rank_to_node[r]; only the
-/// participants are given).
+/// The fidelity of running an algorithm of NCCL family `family` (algo::AlgorithmInfo::family; None
+/// for one NCCL lacks, whose costs come from NCCL's ring row) on `topology` (participant r on
+/// rank_to_node[r]; only the participants are given).
 /// `request` is nullopt for a schedule file, which brings its own channels (--channels is then an
 /// error). Throws RequestError for bad options or a collective that cannot split over
 /// channels, and for a bad parameter file.
 Fidelity resolve_fidelity(const ModelOptions& options, const topo::Topology& topology,
-                          std::span<const topo::NodeId> rank_to_node, std::string_view algorithm,
+                          std::span<const topo::NodeId> rank_to_node, algo::NcclFamily family,
                           sched::Collective collective, Bytes size, const std::optional<algo::Request>& request);
 
 /// NCCL's formula for this run (sim/nccl_formula.hpp), at the protocol in use, or at the one NCCL
-/// would pick when the run has none. nullopt where NCCL has no such algorithm. Throws UnitError when
+/// would pick when the run has none. nullopt where NCCL has no such algorithm (fidelity.nccl is
+/// None); `algorithm` only names it in errors. Throws RequestError when
 /// the formula's time does not fit on the clock (2^63 ps; it saturated).
 std::optional<Time> nccl_model_time(const Fidelity& fidelity, const topo::Topology& topology,
                                     std::span<const topo::NodeId> rank_to_node, std::string_view algorithm,

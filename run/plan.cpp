@@ -23,12 +23,10 @@
 namespace collsim::run {
 namespace {
 
-// Which options an algorithm uses.
+// A root is the collective's (broadcast, reduce), whatever the algorithm.
 bool uses_root(const algo::AlgorithmInfo& a) {
   return a.collective == sched::Collective::Broadcast || a.collective == sched::Collective::Reduce;
 }
-bool uses_chunk_size(const algo::AlgorithmInfo& a) { return algo::takes_flag(a, "--chunk-size"); }
-bool uses_servers(const algo::AlgorithmInfo& a) { return algo::takes_flag(a, "--ps-shards"); }
 
 // The slowest of a set of routes, as a closed form's one α and one B: the largest latency (with the
 // protocol's step latency for the route's class) and the smallest bottleneck bandwidth.
@@ -159,7 +157,7 @@ std::string fit_chunk_size(const algo::AlgorithmInfo& algorithm, algo::Request& 
                            bool chunk_size_given) {
   const std::uint32_t channels = fidelity.channels;
   const std::string source = chunk_size_given ? "--chunk-size" : "default";  // as reports print it
-  if (!uses_chunk_size(algorithm) || request.size == 0) return source;
+  if (!algorithm.pipelined || request.size == 0) return source;
   algo::Request whole = request;
   whole.chunk_size = request.size;
   const std::uint64_t per_chunk = algo::build_with_channels(algorithm, whole, channels).ops.size();
@@ -217,7 +215,7 @@ algo::Request make_request(const algo::AlgorithmInfo& algorithm, const Algorithm
     r.ps_shards = *o.ps_shards;
   }
   if (!o.ps_node.empty()) {
-    if (!uses_servers(algorithm))
+    if (!algorithm.takes.ps_node)
       throw RequestError(Field::PsNode, o.ps_node.front(),
                          fmt::format("{}: only the ps algorithm has servers, not {}", ref(Field::PsNode), algorithm.name));
     if (!o.ps_shards) r.ps_shards = static_cast<std::uint32_t>(o.ps_node.size());
@@ -236,15 +234,15 @@ void check_used_by(const AlgorithmOptions& o, const algo::AlgorithmInfo& info) {
     throw RequestError(Field::Root, std::to_string(*o.root),
                        fmt::format("{}: {} has no root; expected {} only with {} broadcast or reduce", ref(Field::Root),
                                    kind, ref(Field::Root), ref(Field::Collective)));
-  if (o.chunk_size && !uses_chunk_size(info))
+  if (o.chunk_size && !info.pipelined)
     throw RequestError(Field::ChunkSize, std::to_string(*o.chunk_size),
                        fmt::format("{}: {} {} is not pipelined in chunks; expected {} only with tree, double-tree, or "
                                    "ring broadcast and reduce (`collsim algorithms` lists them)",
                                    ref(Field::ChunkSize), info.name, kind, ref(Field::ChunkSize)));
-  if (o.ps_shards && !uses_servers(info))
+  if (o.ps_shards && !info.takes.ps_shards)
     throw RequestError(Field::PsShards, std::to_string(*o.ps_shards),
                        fmt::format("{}: only the ps algorithm has servers, not {}", ref(Field::PsShards), info.name));
-  if (!o.ps_node.empty() && !uses_servers(info))
+  if (!o.ps_node.empty() && !info.takes.ps_node)
     throw RequestError(Field::PsNode, o.ps_node.front(),
                        fmt::format("{}: only the ps algorithm has servers, not {}", ref(Field::PsNode), info.name));
 }
@@ -257,10 +255,11 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
   std::vector<topo::NodeId> rank_to_node(gpus.begin(), gpus.begin() + ranks);
   // Algorithms never see the topology; the hierarchical one learns which ranks share a host here.
   request.hosts = topo::host_indices(topology, rank_to_node);
-  Fidelity fidelity = resolve_fidelity(model, topology, rank_to_node, algorithm.name, request.collective, size, request);
+  Fidelity fidelity =
+      resolve_fidelity(model, topology, rank_to_node, algorithm.family, request.collective, size, request);
   place_helpers(topology, options.ps_node, rank_to_node);
   std::string chunk_source = fit_chunk_size(algorithm, request, fidelity, options.chunk_size.has_value());
-  const Bytes chunk = uses_chunk_size(algorithm) ? request.chunk_size : 0;
+  const Bytes chunk = algorithm.pipelined ? request.chunk_size : 0;
   if (ops == Ops::OnDemand && algorithm.stream != nullptr && fidelity.channels == 1 && fidelity.slice == 0 &&
       !fidelity.costs.per_op() && rank_to_node.size() == ranks) {
     auto stream = algorithm.stream(request);
@@ -268,11 +267,13 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
     Plan plan{std::move(header), std::move(rank_to_node), std::move(request), std::move(fidelity), chunk,
               std::move(chunk_source)};
     plan.stream = std::move(stream);
+    plan.closed_form = algorithm.closed_form_time;
     return plan;
   }
   sched::Schedule schedule = algo::build_with_channels(algorithm, request, fidelity.channels);
   Plan plan{std::move(schedule), std::move(rank_to_node), std::move(request), std::move(fidelity), chunk,
             std::move(chunk_source)};
+  plan.closed_form = algorithm.closed_form_time;
   apply_slicing(plan, topology);
   return plan;
 }
@@ -352,9 +353,9 @@ Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::s
   // Ranks on several hosts see two fabrics (the host's and the network's); closed_form_time gives
   // a form there only for the algorithm built for it (hierarchical). The forms take the protocol's
   // base and step latency and efficiency, not channels or slices.
-  if (plan.request)
-    if (const auto form = algo::closed_form_time(
-            plan.schedule.algorithm, *plan.request,
+  if (plan.request && plan.closed_form)
+    if (const auto form = plan.closed_form(
+            *plan.request,
             fabric_alpha_beta(run_topology, plan.rank_to_node, *plan.request, plan.schedule, fidelity.costs)))
       summary.closed_form = checked_add(*form, *form > Time{0} ? fidelity.costs.base_latency : Time{0});
   summary.protocol = fidelity.protocol ? std::string(topo::protocol_name(*fidelity.protocol)) : "none";

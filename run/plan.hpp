@@ -31,6 +31,9 @@ struct Plan {
   std::string chunk_source = "default";
   /// The ops generated on demand (issue 7 point 2), or null when `schedule` holds them.
   std::unique_ptr<sched::OpStream> stream{};
+  /// The built-in algorithm's closed form (algo::AlgorithmInfo::closed_form_time), null for a
+  /// schedule file or an algorithm without one.
+  std::optional<Time> (*closed_form)(const algo::Request&, const algo::AlphaBeta&) = nullptr;
 };
 
 /// Whether a plan may generate its ops on demand: OnDemand when nothing will read them (no

@@ -84,7 +84,8 @@ sched::Schedule load_schedule(const SimulationRequest& r) {
   }
 }
 
-Plan schedule_plan(const SimulationRequest& r, sched::Schedule schedule, const topo::Topology& topology) {
+Plan schedule_plan(const SimulationRequest& r, sched::Schedule schedule, const topo::Topology& topology,
+                   const algo::AlgorithmRegistry& registry) {
   const auto gpus = topology.gpus();
   if (schedule.nranks > gpus.size())
     throw RequestError(Field::Schedule, r.schedule,
@@ -98,7 +99,10 @@ Plan schedule_plan(const SimulationRequest& r, sched::Schedule schedule, const t
                                    ref(Field::PsNode), r.options.ps_node.size(), r.schedule, schedule.helpers,
                                    ref(Field::PsNode)));
   std::vector<topo::NodeId> rank_to_node(gpus.begin(), gpus.begin() + schedule.nranks);
-  Fidelity fidelity = resolve_fidelity(r.model, topology, rank_to_node, schedule.algorithm, schedule.collective,
+  // The file names its algorithm: a registered one brings its NCCL family (its latencies), any other the ring's.
+  const algo::AlgorithmInfo* entry = registry.lookup(schedule.collective, schedule.algorithm);
+  const algo::NcclFamily family = entry ? entry->family : algo::NcclFamily::None;
+  Fidelity fidelity = resolve_fidelity(r.model, topology, rank_to_node, family, schedule.collective,
                                        schedule.size, std::nullopt);
   place_helpers(topology, r.options.ps_node, rank_to_node);
   Plan plan{std::move(schedule), std::move(rank_to_node), std::nullopt, std::move(fidelity)};
@@ -114,7 +118,7 @@ const algo::AlgorithmRegistry& builtin_algorithms() {
 }
 
 Plan plan_on(const SimulationRequest& r, const topo::Topology& topology, const algo::AlgorithmRegistry& registry) {
-  if (!r.schedule.empty()) return schedule_plan(r, load_schedule(r), topology);
+  if (!r.schedule.empty()) return schedule_plan(r, load_schedule(r), topology, registry);
   return algorithm_plan(r, find_algorithm(r, registry), topology);
 }
 
@@ -122,7 +126,7 @@ Prepared prepare(const SimulationRequest& r, const algo::AlgorithmRegistry& regi
   if (!r.schedule.empty()) {
     sched::Schedule schedule = load_schedule(r);  // the file's errors before the topology's
     topo::Topology topology = load_topology(r.topology);
-    Plan plan = schedule_plan(r, std::move(schedule), topology);
+    Plan plan = schedule_plan(r, std::move(schedule), topology, registry);
     return Prepared{std::move(topology), std::move(plan)};
   }
   const algo::AlgorithmInfo& algorithm = find_algorithm(r, registry);

@@ -23,8 +23,7 @@ std::vector<const algo::AlgorithmInfo*> algorithms_for(const algo::AlgorithmRegi
   for (const auto& name : names) {
     const bool every = name == "all";  // the keyword, not an algorithm
     if (!every) {
-      const auto all = registry.names();
-      if (std::find(all.begin(), all.end(), name) == all.end()) {
+      if (registry.named(name).empty()) {
         try {
           (void)registry.find(c, name);  // throws, listing the algorithms
         } catch (const algo::AlgorithmError& e) {
@@ -33,7 +32,7 @@ std::vector<const algo::AlgorithmInfo*> algorithms_for(const algo::AlgorithmRegi
       }
     }
     for (const auto& info : registry.all())
-      if (info.collective == c && (every || info.name == name) && std::find(out.begin(), out.end(), &info) == out.end())
+      if (info.collective == c && (every || info.answers_to(name)) && std::find(out.begin(), out.end(), &info) == out.end())
         out.push_back(&info);
   }
   return out;

@@ -35,10 +35,6 @@ CostSettings resolve_costs(const topo::ModelParams& params, std::optional<topo::
   return c;
 }
 
-topo::AlgoFamily algorithm_family(std::string_view algorithm) noexcept {
-  return algorithm == "tree" || algorithm == "double-tree" ? topo::AlgoFamily::Tree : topo::AlgoFamily::Ring;
-}
-
 topo::LinkClass route_class(const topo::Topology& topology, std::span<const topo::LinkId> links) {
   auto worst = topo::LinkClass::NvLink;
   for (topo::LinkId l : links) worst = std::max(worst, topo::link_class(topology.link(l).type));

@@ -44,9 +44,6 @@ struct CostSettings {
 CostSettings resolve_costs(const topo::ModelParams& params, std::optional<topo::Protocol> protocol,
                            topo::AlgoFamily family, const topo::Topology& topology);
 
-/// The ring row of NCCL's tables serves every algorithm but the trees ("tree", "double-tree").
-topo::AlgoFamily algorithm_family(std::string_view algorithm) noexcept;
-
 /// The class of a route: network if any of its links is network-class, else PCIe if any is, else NVLink.
 topo::LinkClass route_class(const topo::Topology& topology, std::span<const topo::LinkId> links);
 

@@ -53,7 +53,7 @@ TEST_CASE("every built-in algorithm: simulating the saved schedule gives byte-id
           "simulate", "--algorithm", std::string(info.name), "--collective", collective,
           "--size",   "1000003",     "--save-schedule",      file};
       // A flag the algorithm does not use is refused, so --chunk-size goes to the chunked ones only.
-      if (collsim::algo::takes_flag(info, "--chunk-size")) built.insert(built.end(), {"--chunk-size", "64K"});
+      if (info.pipelined) built.insert(built.end(), {"--chunk-size", "64K"});
       if (info.collective == collsim::sched::Collective::Broadcast ||
           info.collective == collsim::sched::Collective::Reduce)
         built.insert(built.end(), {"--root", "1"});

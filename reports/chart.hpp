@@ -20,7 +20,7 @@ struct Table {
 };
 
 /// Reads RFC 4180 CSV with one header row. The lines that frame a sweep's shard file (starting
-/// "# collsim sweep shard=", tools/sweep_shard.hpp) are left out. Throws CsvError (reports/csv.hpp)
+/// "# collsim sweep shard=", run/sweep_shard.hpp) are left out. Throws CsvError (reports/csv.hpp)
 /// for malformed text or a record whose field count differs from the header's.
 Table parse_table(std::string_view csv);
 

@@ -1,4 +1,4 @@
-// The partial file of a sweep to -o FILE (".FILE.partial", tools/sweep_run.hpp): opened or
+// The partial file of a sweep to -o FILE (".FILE.partial", run/job_runner.hpp): opened or
 // created, locked so that a second sweep to the same file is refused while the first runs, and
 // appended one whole line at a time, every write checked.
 #pragma once

@@ -39,7 +39,7 @@ struct Summary {
   /// The algorithm's α-β closed form for this fabric, when it has one (set by the caller, which
   /// knows the algorithms; algorithms/closed_form.hpp).
   std::optional<Time> closed_form;
-  /// How the run was set up (tools/fidelity_options.hpp), each with where its value came from:
+  /// How the run was set up (run/fidelity.hpp), each with where its value came from:
   /// the protocol ("none" for the ideal α-β model), channels, and slice size (0: whole chunks).
   std::string protocol = "none";
   std::string protocol_source = "default";

@@ -34,7 +34,7 @@ void render_chart_atomically(std::string_view context, std::string_view source, 
   const std::filesystem::path output(path);
   // gnuplot draws into a pipe; each piece is written (and checked) into a temporary file beside
   // the chart, renamed over it once complete (readers never see half a chart), or straight into a
-  // device or FIFO (tools/atomic_file.hpp).
+  // device or FIFO (run/atomic_file.hpp).
   try {
     run::write_output(output, [&](int fd) {
       reports::render_chart(table, spec, output, [&](std::string_view bytes) { run::write_bytes(output, fd, bytes); });

@@ -1,4 +1,4 @@
-// collsim calibrate: fit the model parameters to an nccl-tests log (tools/calibration.hpp), write
+// collsim calibrate: fit the model parameters to an nccl-tests log (run/calibration.hpp), write
 // them as a parameter file that --params reads, and print the fit.
 #include <limits>
 

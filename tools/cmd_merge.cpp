@@ -1,6 +1,6 @@
 // collsim merge: join the shard files of a sweep (--shard I/K) into the file one unsharded run
 // writes: one header, the rows in their order (by the row column). Each shard file says which
-// sweep it belongs to, which shard it is and which of its rows were skipped (tools/sweep_shard.hpp),
+// sweep it belongs to, which shard it is and which of its rows were skipped (run/sweep_shard.hpp),
 // so merge checks exactly that every row of one sweep is there, once and whole.
 #include <algorithm>
 #include <charconv>

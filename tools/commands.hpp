@@ -76,7 +76,7 @@ struct CalibrateOptions {
   std::string max_evaluations;  ///< --max-evaluations K; empty: 150
 };
 CLI::App* add_calibrate(CLI::App& app, CalibrateOptions& options);
-/// Fits the model parameters to the log (tools/calibration.hpp), writes them to options.output
+/// Fits the model parameters to the log (run/calibration.hpp), writes them to options.output
 /// atomically, and prints the fit: a table, or JSON with --format json.
 int run_calibrate(const CalibrateOptions& options, std::ostream& out, std::ostream& err);
 
@@ -125,7 +125,7 @@ struct BenchOptions {
   std::string format = "table";
 };
 CLI::App* add_bench(CLI::App& app, BenchOptions& options);
-/// Runs the suite (tools/bench_cases.hpp); progress goes to `err` when stderr is a terminal.
+/// Runs the suite (bench/bench_cases.hpp); progress goes to `err` when stderr is a terminal.
 int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err);
 
 struct SweepOptions {

@@ -50,7 +50,7 @@ TEST_CASE("bench --cases queue --quick reports every field, positive", "[cli][be
   CHECK(c["status"] == "ok");
   CHECK(c["message"].is_null());
   CHECK(c["runs"] == 2);
-  CHECK(c["events"] == 200000);  // --quick's hold run: 200,000 pops (tools/bench_cases.cpp)
+  CHECK(c["events"] == 200000);  // --quick's hold run: 200,000 pops (bench/bench_cases.cpp)
   for (const char* key : {"wall_s_median", "wall_s_min", "cpu_s_median", "cpu_s_min", "events_per_s",
                           "events_per_cpu_s", "peak_rss_bytes"}) {
     INFO(key);

@@ -25,10 +25,10 @@ struct Classes {
   std::vector<LinkClass> bottlenecks;
 };
 
-Classes ring_classes(const topo::Topology& t, std::uint32_t ranks) {
+Classes ring_classes(const topo::Topology& t, std::uint32_t ranks, topo::PathTable* paths) {
   std::set<LinkClass> steps, bottlenecks;
   const auto gpus = t.gpus();
-  topo::RouteCache routes(t);
+  topo::RouteCache routes(t, paths);
   for (std::uint32_t r = 0; ranks > 1 && r < ranks; ++r) {
     const topo::Route& route = routes.get(gpus[r], gpus[(r + 1) % ranks]);
     steps.insert(sim::route_class(t, route.links));
@@ -117,7 +117,7 @@ Calibration calibrate(const LogRun& run, const LogRequest& o, std::span<const va
   if (!o.model.params.empty()) base.merge(load_params_file(o.model.params));
   const topo::ModelParams flags = option_params(o.model, false);
   base.merge(flags);
-  const Model model(base, ring_classes(topology, run.ranks));
+  const Model model(base, ring_classes(topology, run.ranks, run.paths.get()));
 
   // The rows' errors under the parameters of x.
   const auto errors = [&](std::span<const double> x, std::vector<double>* abs_pct) {

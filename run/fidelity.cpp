@@ -23,7 +23,8 @@ namespace {
 // the class of the steps inside a host.
 sim::NcclFormulaInput formula_input(const topo::ModelParams& params, const topo::Topology& topology,
                                     std::span<const topo::NodeId> ranks, topo::AlgoFamily family,
-                                    sched::Collective collective, Bytes size, std::uint32_t channels) {
+                                    sched::Collective collective, Bytes size, std::uint32_t channels,
+                                    topo::PathTable* paths) {
   sim::NcclFormulaInput in;
   in.collective = collective;
   in.family = family;
@@ -32,7 +33,7 @@ sim::NcclFormulaInput formula_input(const topo::ModelParams& params, const topo:
   in.size = size;
   const auto hosts = topo::host_indices(topology, ranks);
   in.nodes = hosts.empty() ? 1 : *std::max_element(hosts.begin(), hosts.end()) + 1;
-  topo::RouteCache routes(topology);
+  topo::RouteCache routes(topology, paths);
   std::optional<double> bus;
   bool intra_found = false;
   for (std::size_t r = 0; ranks.size() > 1 && r < ranks.size(); ++r) {
@@ -91,7 +92,8 @@ topo::ModelParams option_params(const ModelOptions& o, bool schedule_file) {
 
 Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
                           std::span<const topo::NodeId> rank_to_node, algo::NcclFamily family,
-                          sched::Collective collective, Bytes size, const std::optional<algo::Request>& request) {
+                          sched::Collective collective, Bytes size, const std::optional<algo::Request>& request,
+                          topo::PathTable* paths) {
   Fidelity f;
   f.nccl = family;
   std::optional<topo::ProtocolChoice> choice;
@@ -137,7 +139,7 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
     f.protocol_auto = *choice == topo::ProtocolChoice::Auto;
     if (f.protocol_auto) {
       const auto in =
-          formula_input(f.params, topology, rank_to_node, cost_family(family), collective, size, f.channels);
+          formula_input(f.params, topology, rank_to_node, cost_family(family), collective, size, f.channels, paths);
       // NCCL enables LL128 by default on NVLink paths only (ncclTopoTuneModel, typeIntra <= PATH_NVB).
       f.protocol = sim::nccl_pick_protocol(in, f.params, in.intra == topo::LinkClass::NvLink);
     } else {
@@ -157,9 +159,9 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
 
 std::optional<Time> nccl_model_time(const Fidelity& f, const topo::Topology& topology,
                                     std::span<const topo::NodeId> rank_to_node, std::string_view algorithm,
-                                    sched::Collective collective, Bytes size) {
+                                    sched::Collective collective, Bytes size, topo::PathTable* paths) {
   if (f.nccl == algo::NcclFamily::None) return std::nullopt;
-  auto in = formula_input(f.params, topology, rank_to_node, cost_family(f.nccl), collective, size, f.channels);
+  auto in = formula_input(f.params, topology, rank_to_node, cost_family(f.nccl), collective, size, f.channels, paths);
   in.protocol = f.protocol ? *f.protocol : sim::nccl_pick_protocol(in, f.params, in.intra == topo::LinkClass::NvLink);
   const auto t = sim::nccl_formula_time(in, f.params);
   if (t && time_saturated(*t))

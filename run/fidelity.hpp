@@ -12,6 +12,7 @@
 #include "run/request.hpp"
 #include "sim/op_costs.hpp"
 #include "topologies/model_params.hpp"
+#include "topologies/routes.hpp"
 #include "topologies/topology.hpp"
 
 namespace collsim::run {
@@ -48,6 +49,7 @@ topo::ModelParams option_params(const ModelOptions& options, bool schedule_file)
 /// parameter JSON file".
 topo::ModelParams load_params_file(const std::string& path);
 
+/// Routes come from `paths` when given (topo::PathTable).
 /// The fidelity of running an algorithm of NCCL family `family` (algo::AlgorithmInfo::family; None
 /// for one NCCL lacks, whose costs come from NCCL's ring row) on `topology` (participant r on
 /// rank_to_node[r]; only the participants are given).
@@ -56,7 +58,8 @@ topo::ModelParams load_params_file(const std::string& path);
 /// channels, and for a bad parameter file.
 Fidelity resolve_fidelity(const ModelOptions& options, const topo::Topology& topology,
                           std::span<const topo::NodeId> rank_to_node, algo::NcclFamily family,
-                          sched::Collective collective, Bytes size, const std::optional<algo::Request>& request);
+                          sched::Collective collective, Bytes size, const std::optional<algo::Request>& request,
+                          topo::PathTable* paths = nullptr);
 
 /// NCCL's formula for this run (sim/nccl_formula.hpp), at the protocol in use, or at the one NCCL
 /// would pick when the run has none. nullopt where NCCL has no such algorithm (fidelity.nccl is
@@ -64,6 +67,6 @@ Fidelity resolve_fidelity(const ModelOptions& options, const topo::Topology& top
 /// the formula's time does not fit on the clock (2^63 ps; it saturated).
 std::optional<Time> nccl_model_time(const Fidelity& fidelity, const topo::Topology& topology,
                                     std::span<const topo::NodeId> rank_to_node, std::string_view algorithm,
-                                    sched::Collective collective, Bytes size);
+                                    sched::Collective collective, Bytes size, topo::PathTable* paths = nullptr);
 
 }  // namespace collsim::run

@@ -148,7 +148,7 @@ sim::Summary predict_row(const LogRun& run, const LogRequest& o, const ModelOpti
   SimulationRequest s = row_request(o, run.collective, run.ranks, row, run.log.file);
   s.model = model;
   s.model.formula = Formula::None;
-  const Plan plan = plan_on(s, run.topology, registry);
+  const Plan plan = plan_on(s, run.topology, registry, run.paths.get());
   return run_plan(plan, run.topology, s).run.summary;
 }
 

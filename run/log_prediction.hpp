@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,8 @@ struct LogRun {
   sched::Collective collective = sched::Collective::AllReduce;
   std::uint32_t ranks = 0;
   topo::Topology topology;
+  /// The routes' links on `topology`, found once for every row and every evaluation of a fit.
+  std::unique_ptr<topo::PathTable> paths = std::make_unique<topo::PathTable>();
 };
 
 /// Reads request.log and settles its collective, ranks and topology. Throws RequestError naming the

@@ -50,7 +50,8 @@ struct SlowestRoute {
 // time, so that an all-pairs schedule (direct) holds one source's routes rather than N² of them.
 void slowest_routes(const topo::Topology& topology, std::span<const topo::NodeId> ranks, sched::Rank nranks,
                     const sched::Schedule& schedule, const std::vector<std::uint32_t>& hosts,
-                    const sim::CostSettings& costs, SlowestRoute& intra, SlowestRoute& inter) {
+                    const sim::CostSettings& costs, SlowestRoute& intra, SlowestRoute& inter,
+                    topo::PathTable* paths) {
   const auto host = [&](sched::Rank r) { return r < hosts.size() ? hosts[r] : hosts.empty() ? 0 : hosts[0]; };
   const auto add_route = [&](topo::RouteCache& routes, sched::Rank from, sched::Rank to) {
     if (ranks[from] == ranks[to]) return;
@@ -58,7 +59,7 @@ void slowest_routes(const topo::Topology& topology, std::span<const topo::NodeId
   };
   // The ring neighbours: 2N routes in one cache.
   {
-    topo::RouteCache routes(topology);
+    topo::RouteCache routes(topology, paths);
     for (sched::Rank r = 0; nranks > 1 && r < nranks; ++r) {
       add_route(routes, r, (r + 1) % nranks);
       add_route(routes, (r + 1) % nranks, r);
@@ -101,14 +102,14 @@ void slowest_routes(const topo::Topology& topology, std::span<const topo::NodeId
 // and this is the route between any two ranks; with one slow link the forms see that link.
 algo::AlphaBeta fabric_alpha_beta(const topo::Topology& topology, std::span<const topo::NodeId> ranks,
                                   const algo::Request& request, const sched::Schedule& schedule,
-                                  const sim::CostSettings& costs) {
+                                  const sim::CostSettings& costs, topo::PathTable* paths) {
   if (ranks.size() < 2 || request.nranks < 2) return {};
-  topo::RouteCache routes(topology);
+  topo::RouteCache routes(topology, paths);
   const topo::Route& r = routes.get(ranks[0], ranks[1]);
   std::size_t ports = 0;
   for (const auto& l : topology.links()) ports += l.from == ranks[0] ? 1 : 0;
   SlowestRoute intra, inter;
-  slowest_routes(topology, ranks, request.nranks, schedule, request.hosts, costs, intra, inter);
+  slowest_routes(topology, ranks, request.nranks, schedule, request.hosts, costs, intra, inter, paths);
   // One port is shared by all peers only when it leads to a switch; two GPUs joined by one link
   // (fully connected, N = 2) have a link per peer.
   algo::AlphaBeta fabric{intra.alpha, intra.bandwidth.value_or(r.bottleneck), ports == 1 && r.links.size() != 1};
@@ -248,7 +249,8 @@ void check_used_by(const AlgorithmOptions& o, const algo::AlgorithmInfo& info) {
 }
 
 Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topology, std::uint32_t ranks,
-                const AlgorithmOptions& options, Bytes size, Bytes element_size, const ModelOptions& model, Ops ops) {
+                const AlgorithmOptions& options, Bytes size, Bytes element_size, const ModelOptions& model, Ops ops,
+                topo::PathTable* paths) {
   const auto gpus = topology.gpus();
   algo::Request request = make_request(algorithm, options, ranks, size);
   request.element_size = element_size;
@@ -256,7 +258,7 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
   // Algorithms never see the topology; the hierarchical one learns which ranks share a host here.
   request.hosts = topo::host_indices(topology, rank_to_node);
   Fidelity fidelity =
-      resolve_fidelity(model, topology, rank_to_node, algorithm.family, request.collective, size, request);
+      resolve_fidelity(model, topology, rank_to_node, algorithm.family, request.collective, size, request, paths);
   place_helpers(topology, options.ps_node, rank_to_node);
   std::string chunk_source = fit_chunk_size(algorithm, request, fidelity, options.chunk_size.has_value());
   const Bytes chunk = algorithm.pipelined ? request.chunk_size : 0;
@@ -268,12 +270,14 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
               std::move(chunk_source)};
     plan.stream = std::move(stream);
     plan.closed_form = algorithm.closed_form_time;
+    plan.paths = paths;
     return plan;
   }
   sched::Schedule schedule = algo::build_with_channels(algorithm, request, fidelity.channels);
   Plan plan{std::move(schedule), std::move(rank_to_node), std::move(request), std::move(fidelity), chunk,
             std::move(chunk_source)};
   plan.closed_form = algorithm.closed_form_time;
+  plan.paths = paths;
   apply_slicing(plan, topology);
   return plan;
 }
@@ -341,11 +345,12 @@ Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::s
   sim::RunOptions run_options;
   run_options.start = fidelity.costs.base_latency;
   run_options.observer = observer;
+  run_options.paths = plan.paths;
   sim::Result result;
   if (plan.stream) {
     result = sim::run(*plan.stream, run_topology, plan.rank_to_node, *network, run_options);
   } else {
-    run_options.op_delay = sim::op_delays(plan.schedule, topology, plan.rank_to_node, fidelity.costs);
+    run_options.op_delay = sim::op_delays(plan.schedule, topology, plan.rank_to_node, fidelity.costs, plan.paths);
     result = sim::run(plan.schedule, run_topology, plan.rank_to_node, *network, run_options);
   }
   sim::Summary summary =
@@ -356,7 +361,8 @@ Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::s
   if (plan.request && plan.closed_form)
     if (const auto form = plan.closed_form(
             *plan.request,
-            fabric_alpha_beta(run_topology, plan.rank_to_node, *plan.request, plan.schedule, fidelity.costs)))
+            fabric_alpha_beta(run_topology, plan.rank_to_node, *plan.request, plan.schedule, fidelity.costs,
+                              plan.paths)))
       summary.closed_form = checked_add(*form, *form > Time{0} ? fidelity.costs.base_latency : Time{0});
   summary.protocol = fidelity.protocol ? std::string(topo::protocol_name(*fidelity.protocol)) : "none";
   summary.protocol_source = fidelity.protocol_auto

@@ -29,6 +29,8 @@ struct Plan {
   Fidelity fidelity;  ///< protocol, channels, slice and costs (run/fidelity.hpp)
   Bytes chunk = 0;    ///< pipeline chunk of a chunked algorithm (chunk_size), 0 for the others
   std::string chunk_source = "default";
+  /// Where the runs of this plan find their routes' links (topo::PathTable), or null for their own.
+  topo::PathTable* paths = nullptr;
   /// The ops generated on demand (issue 7 point 2), or null when `schedule` holds them.
   std::unique_ptr<sched::OpStream> stream{};
   /// The built-in algorithm's closed form (algo::AlgorithmInfo::closed_form_time), null for a
@@ -76,13 +78,15 @@ void check_used_by(const AlgorithmOptions& options, const algo::AlgorithmInfo& a
 /// algo::AlgorithmError when the algorithm cannot serve the request (e.g. hierarchical on one host).
 /// A chunked algorithm (tree, ring broadcast/reduce) may have at most max(max_ops, its unpipelined
 /// ops) ops: a chunk_size that gives more is refused (RequestError naming it and the smallest chunk
-/// that fits), the default chunk is doubled until it fits.
+/// that fits), the default chunk is doubled until it fits. Its runs take their routes from `paths`
+/// when given.
 /// With Ops::OnDemand the plan takes the algorithm's stream instead of building its schedule when
 /// it has one and the run adds nothing per op: one channel, no slices, no protocol step latency
 /// or reduction cost (sim::op_delays would be empty).
 Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topology, std::uint32_t ranks,
                 const AlgorithmOptions& options, Bytes size, Bytes element_size, const ModelOptions& model,
-                Ops ops = Ops::Materialised);
+                Ops ops = Ops::Materialised,
+                topo::PathTable* paths = nullptr);
 
 /// Writes a one-line note to `err` when `plan` has a billion transfers or more: such a run takes
 /// minutes (about 5 million transfers a second for a ring, README Performance) and prints nothing

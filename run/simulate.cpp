@@ -51,11 +51,12 @@ const algo::AlgorithmInfo& find_algorithm(const SimulationRequest& r, const algo
   return algorithm;
 }
 
-Plan algorithm_plan(const SimulationRequest& r, const algo::AlgorithmInfo& algorithm, const topo::Topology& topology) {
+Plan algorithm_plan(const SimulationRequest& r, const algo::AlgorithmInfo& algorithm, const topo::Topology& topology,
+                    topo::PathTable* paths = nullptr) {
   const std::uint32_t ranks = rank_count(r, topology);
   return naming_size(r, [&] {
     return build_plan(algorithm, topology, ranks, r.options, *r.size, validation::dtype_size(r.dtype), r.model,
-                      ops_of(r));
+                      ops_of(r), paths);
   });
 }
 
@@ -117,9 +118,10 @@ const algo::AlgorithmRegistry& builtin_algorithms() {
   return registry;
 }
 
-Plan plan_on(const SimulationRequest& r, const topo::Topology& topology, const algo::AlgorithmRegistry& registry) {
+Plan plan_on(const SimulationRequest& r, const topo::Topology& topology, const algo::AlgorithmRegistry& registry,
+             topo::PathTable* paths) {
   if (!r.schedule.empty()) return schedule_plan(r, load_schedule(r), topology, registry);
-  return algorithm_plan(r, find_algorithm(r, registry), topology);
+  return algorithm_plan(r, find_algorithm(r, registry), topology, paths);
 }
 
 Prepared prepare(const SimulationRequest& r, const algo::AlgorithmRegistry& registry) {

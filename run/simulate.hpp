@@ -60,9 +60,10 @@ struct Prepared {
 [[nodiscard]] Prepared prepare(const SimulationRequest& request, const algo::AlgorithmRegistry& registry);
 
 /// The plan of `request` on `topology`, loaded already (compare and calibrate reuse one topology for
-/// every row). Throws as prepare() does.
+/// every row), its runs finding their routes in `paths` when given (one table per topology).
+/// Throws as prepare() does.
 [[nodiscard]] Plan plan_on(const SimulationRequest& request, const topo::Topology& topology,
-                           const algo::AlgorithmRegistry& registry);
+                           const algo::AlgorithmRegistry& registry, topo::PathTable* paths = nullptr);
 
 /// What a simulation gives: the run, and the replay check when one was asked for.
 struct Outcome {

@@ -107,7 +107,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
   };
 
   std::uint64_t in_flight = 0, held = 0;
-  topo::RouteCache routes(topology);
+  topo::RouteCache routes(topology, options.paths);
   network.observe(options.observer);
   Events events;
   // An op's own end, after its cost: queued behind the model's deferred wake-ups, which were

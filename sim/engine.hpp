@@ -12,6 +12,7 @@
 #include "sim/network/network_model.hpp"
 #include "sim/schedule/op_stream.hpp"
 #include "sim/schedule/schedule.hpp"
+#include "topologies/routes.hpp"
 #include "topologies/topology.hpp"
 
 namespace collsim::sim {
@@ -72,6 +73,9 @@ struct RunOptions {
   net::TransferObserver* observer = nullptr;
   /// When not null, told when each op ends; must outlive the run.
   OpObserver* op_observer = nullptr;
+  /// When not null, the links of the routes come from this table (and new ones go into it): one
+  /// table serves many runs on one topology (topo::PathTable).
+  topo::PathTable* paths = nullptr;
 };
 
 /// Simulates `schedule` with rank r on node rank_to_gpu[r], using `network` (made for `topology`).

@@ -48,13 +48,14 @@ std::optional<Bandwidth> reduce_bandwidth(const topo::Topology& topology, topo::
 }
 
 std::vector<Time> op_delays(const sched::Schedule& schedule, const topo::Topology& topology,
-                            std::span<const topo::NodeId> rank_to_node, const CostSettings& costs) {
+                            std::span<const topo::NodeId> rank_to_node, const CostSettings& costs,
+                            topo::PathTable* paths) {
   if (!costs.per_op()) return {};
   const bool steps = std::any_of(costs.step_latency.begin(), costs.step_latency.end(), [](Time t) { return t > Time{0}; });
   std::vector<std::optional<Bandwidth>> reduce_bw(rank_to_node.size());
   if (costs.reduction_cost)
     for (std::size_t r = 0; r < rank_to_node.size(); ++r) reduce_bw[r] = reduce_bandwidth(topology, rank_to_node[r]);
-  topo::RouteCache routes(topology);
+  topo::RouteCache routes(topology, paths);
   std::vector<Time> delay(schedule.ops.size(), Time{0});
   bool any = false;
   for (sched::OpId id = 0; id < schedule.ops.size(); ++id) {

@@ -13,6 +13,7 @@
 
 #include "sim/schedule/schedule.hpp"
 #include "topologies/model_params.hpp"
+#include "topologies/routes.hpp"
 #include "topologies/topology.hpp"
 
 namespace collsim::sim {
@@ -54,8 +55,9 @@ std::optional<Bandwidth> reduce_bandwidth(const topo::Topology& topology, topo::
 /// Per-op delays of `schedule` on `topology` (rank r on rank_to_node[r]) for `costs`: a transfer
 /// pays the step latency of its route's class, and a reduce (a transfer that adds, or a local
 /// add) pays its bytes / the receiving GPU's reduction bandwidth, rounded up to the picosecond.
-/// Empty when every delay would be 0.
+/// Empty when every delay would be 0. Routes come from `paths` when given (topo::PathTable).
 std::vector<Time> op_delays(const sched::Schedule& schedule, const topo::Topology& topology,
-                            std::span<const topo::NodeId> rank_to_node, const CostSettings& costs);
+                            std::span<const topo::NodeId> rank_to_node, const CostSettings& costs,
+                            topo::PathTable* paths = nullptr);
 
 }  // namespace collsim::sim

@@ -28,6 +28,13 @@ std::optional<std::vector<LinkId>> RouteCache::unique_two_hop(NodeId from, NodeI
   return found;
 }
 
+const std::vector<LinkId>* PathTable::find(std::uint64_t key) const {
+  const auto it = paths_.find(key);
+  return it == paths_.end() ? nullptr : &it->second;
+}
+
+void PathTable::add(std::uint64_t key, const std::vector<LinkId>& links) { paths_.emplace(key, links); }
+
 const Route& RouteCache::get(NodeId from, NodeId to) {
   // Most callers ask for the same peer again and again (a ring's next rank): the last route asked
   // from each node answers without hashing. Routes never move (unordered_map nodes are stable).
@@ -41,10 +48,15 @@ const Route& RouteCache::get(NodeId from, NodeId to) {
     return it->second;
   }
   Route r;
-  if (auto two = from != to ? unique_two_hop(from, to) : std::nullopt)
-    r.links = std::move(*two);
-  else
-    r.links = topology_.shortest_route(from, to);
+  if (const std::vector<LinkId>* known = paths_ ? paths_->find(key) : nullptr) {
+    r.links = *known;
+  } else {
+    if (auto two = from != to ? unique_two_hop(from, to) : std::nullopt)
+      r.links = std::move(*two);
+    else
+      r.links = topology_.shortest_route(from, to);
+    if (paths_) paths_->add(key, r.links);
+  }
   r.bottleneck = Bandwidth{std::numeric_limits<std::uint64_t>::max()};
   for (LinkId id : r.links) {
     const Link& l = topology_.link(id);

@@ -20,11 +20,30 @@ struct Route {
   std::vector<std::uint32_t> resources;
 };
 
+/// The links of the routes between node pairs of one topology, shared by the route caches of many
+/// runs on it and on its copies at other bandwidths (Topology::with_bandwidth_factors keeps nodes,
+/// link ids and routes): a command that simulates many rows on one topology (compare, calibrate)
+/// finds each route once. Not thread-safe.
+class PathTable {
+ public:
+  /// The links stored for the pair `key` ((from << 32) | to), or null.
+  [[nodiscard]] const std::vector<LinkId>* find(std::uint64_t key) const;
+  /// Stores the links of the pair `key`, found by a route cache; counts one route found.
+  void add(std::uint64_t key, const std::vector<LinkId>& links);
+  /// How many routes were found (each pair once however many runs asked for it).
+  [[nodiscard]] std::uint64_t found() const noexcept { return paths_.size(); }
+
+ private:
+  std::unordered_map<std::uint64_t, std::vector<LinkId>> paths_;
+};
+
 /// Caches Topology::shortest_route per (from, to) pair; never computes all pairs (at 16,384
 /// GPUs that would be 2.7e8 routes). One cache per simulation run; not thread-safe.
 class RouteCache {
  public:
-  explicit RouteCache(const Topology& topology) : topology_(topology) {}
+  /// Routes on `topology`; with `paths`, their links come from that table (and new ones go into it),
+  /// which must belong to this topology or a copy of it with other bandwidths.
+  explicit RouteCache(const Topology& topology, PathTable* paths = nullptr) : topology_(topology), paths_(paths) {}
   /// The route from `from` to `to` (from != to). The reference stays valid for the cache's life.
   /// Throws TopologyError when there is none.
   const Route& get(NodeId from, NodeId to);
@@ -36,6 +55,7 @@ class RouteCache {
   std::optional<std::vector<LinkId>> unique_two_hop(NodeId from, NodeId to);
 
   const Topology& topology_;
+  PathTable* paths_ = nullptr;
   std::unordered_map<std::uint64_t, Route> routes_;
   struct Last {
     NodeId to = 0;

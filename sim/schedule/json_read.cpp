@@ -91,16 +91,13 @@ FileOp read_op(const Reader& rd, const json& jop, OpId self, const Schedule& s, 
     rd.fail(path, fmt::format("rank {} combines chunk {} with itself, expected a different rank or chunk", op.src,
                               op.src_chunk));
 
-  const json& combine = rd.member(jop, path, "combine", "\"reduce\" or \"copy\"");
-  if (combine == "reduce") {
-    op.combine = Combine::Reduce;
-  } else if (combine == "copy") {
-    op.combine = Combine::Copy;
-  } else {
+  const json& jcombine = rd.member(jop, path, "combine", kCombineNames.list(ListStyle::QuotedOr));
+  const auto combine = jcombine.is_string() ? kCombineNames.parse(jcombine.get_ref<const std::string&>()) : std::nullopt;
+  if (!combine)
     rd.fail(path + "/combine", fmt::format("found {}, expected \"reduce\" (add into the receiver's chunk) or \"copy\" "
                                            "(overwrite it)",
-                                           brief(combine)));
-  }
+                                           brief(jcombine)));
+  op.combine = *combine;
   const json& step = rd.member(jop, path, "step", "the logical step, from 1");
   if (step.is_number_unsigned() && step.get<std::uint64_t>() == 0)
     rd.fail(path + "/step", "found 0, expected a step of at least 1 (steps are 1-based)");
@@ -191,15 +188,10 @@ Schedule parse_schedule_json(std::string_view text, std::string_view where) {
       c.size = rd.uint_at(rd.member(jc, path, "size", "bytes"), path + "/size", 0, kU64 - c.offset,
                           "a size in bytes that keeps offset + size within 2^64 - 1");
       if (const json* b = rd.optional(jc, "buffer")) {
-        if (*b == "data") {
-          c.buffer = Buffer::Data;
-        } else if (*b == "output") {
-          c.buffer = Buffer::Output;
-        } else if (*b == "scratch") {
-          c.buffer = Buffer::Scratch;
-        } else {
-          rd.fail(path + "/buffer", fmt::format("found {}, expected \"data\", \"output\" or \"scratch\"", brief(*b)));
-        }
+        const auto buffer = b->is_string() ? kBufferNames.parse(b->get_ref<const std::string&>()) : std::nullopt;
+        if (!buffer)
+          rd.fail(path + "/buffer", fmt::format("found {}, expected {}", brief(*b), kBufferNames.list(ListStyle::QuotedOr)));
+        c.buffer = *buffer;
       }
       if (c.buffer != Buffer::Scratch && c.offset + c.size > s.size)
         rd.fail(path + "/size", fmt::format("the chunk ends at byte {}, past size_bytes {}; expected {} chunks inside "

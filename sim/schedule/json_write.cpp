@@ -27,16 +27,12 @@ std::string json_string(std::string_view s) { return nlohmann::json(std::string(
 
 }  // namespace
 
-std::string_view buffer_name(Buffer b) noexcept {
-  switch (b) {
-    case Buffer::Data: return "data";
-    case Buffer::Output: return "output";
-    case Buffer::Scratch: return "scratch";
-  }
-  return "?";
-}
+static_assert(kBufferNames.dense() && kBufferNames.distinct());
+static_assert(kCombineNames.dense() && kCombineNames.distinct());
 
-std::string_view combine_name(Combine c) noexcept { return c == Combine::Reduce ? "reduce" : "copy"; }
+std::string_view buffer_name(Buffer b) noexcept { return kBufferNames.name(b); }
+
+std::string_view combine_name(Combine c) noexcept { return kCombineNames.name(c); }
 
 void write_schedule_json(const Schedule& s, std::ostream& out) {
   out << "{\n";

@@ -116,18 +116,18 @@ Loaded load_from_file(const SimulateOptions& o) {
 
   topo::Topology topology = o.topology.load();
   const auto gpus = topology.gpus();
-  if (schedule.nranks > gpus.size())
+  if (schedule.header.nranks > gpus.size())
     throw UsageError(fmt::format("--schedule: {} has {} ranks, but topology {} has only {} GPUs; expected at most {}",
-                                 o.schedule, schedule.nranks, topology.name(), gpus.size(), gpus.size()));
+                                 o.schedule, schedule.header.nranks, topology.name(), gpus.size(), gpus.size()));
   const auto helpers = o.algorithm.ps_nodes();
-  if (helpers.size() != schedule.helpers)
+  if (helpers.size() != schedule.header.helpers)
     throw UsageError(
         fmt::format("--ps-node: found {} node(s), but {} has {} helper rank(s); expected one node id per "
                     "helper (e.g. --ps-node cpu0)",
-                    helpers.size(), o.schedule, schedule.helpers));
-  std::vector<topo::NodeId> rank_to_node(gpus.begin(), gpus.begin() + schedule.nranks);
-  Fidelity fidelity = resolve_fidelity(o.fidelity, topology, rank_to_node, schedule.algorithm, schedule.collective,
-                                       schedule.size, std::nullopt);
+                    helpers.size(), o.schedule, schedule.header.helpers));
+  std::vector<topo::NodeId> rank_to_node(gpus.begin(), gpus.begin() + schedule.header.nranks);
+  Fidelity fidelity = resolve_fidelity(o.fidelity, topology, rank_to_node, schedule.algorithm,
+                                       schedule.header.collective, schedule.header.size, std::nullopt);
   place_helpers(topology, helpers, rank_to_node);
   Plan plan{std::move(schedule), std::move(rank_to_node), std::nullopt, std::move(fidelity)};
   naming_size(o, [&] { apply_slicing(plan, topology); });

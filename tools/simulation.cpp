@@ -221,7 +221,7 @@ void apply_slicing(Plan& plan, const topo::Topology& topology) {
   if (plan.fidelity.slice == 0) return;  // no copy: at N = 4096 a schedule is tens of millions of ops
   Bandwidth fastest;
   for (const auto& l : topology.links()) fastest = std::max(fastest, l.bandwidth);
-  (void)transfer_time(plan.schedule.size, fastest);
+  (void)transfer_time(plan.schedule.header.size, fastest);
   Fidelity& f = plan.fidelity;
   const std::uint64_t allowed = std::max<std::uint64_t>(f.max_ops, plan.schedule.ops.size());
   const auto ops = [&](Bytes slice) { return sliced_op_count(plan.schedule, slice); };
@@ -232,7 +232,7 @@ void apply_slicing(Plan& plan, const topo::Topology& topology) {
     if (f.slice_source == "--slice")
       throw UsageError(fmt::format("--slice: {} cuts this {} collective into {} ops, more than --max-ops {}; "
                                    "expected --slice {} or more, or 0 for whole chunks",
-                                   format_size(f.slice), format_size(plan.schedule.size), ops(f.slice), allowed,
+                                   format_size(f.slice), format_size(plan.schedule.header.size), ops(f.slice), allowed,
                                    format_size(fit)));
     f.slice_source = fmt::format("{} gave {}, raised to stay within --max-ops {}", f.slice_source, format_size(f.slice),
                                  allowed);
@@ -308,8 +308,8 @@ Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::s
   summary.model = std::string(model);
   if (model == "analytical") summary.model_time = summary.closed_form;
   if (model == "nccl")
-    summary.model_time = nccl_model_time(fidelity, topology, std::span(plan.rank_to_node).first(plan.schedule.nranks),
-                                         plan.schedule.algorithm, plan.schedule.collective, plan.schedule.size);
+    summary.model_time = nccl_model_time(fidelity, topology, std::span(plan.rank_to_node).first(plan.schedule.header.nranks),
+                                         plan.schedule.algorithm, plan.schedule.header.collective, plan.schedule.header.size);
   return Simulated{std::move(result), std::move(summary)};
 }
 

@@ -71,7 +71,7 @@ sched::Schedule build_with_channels(const AlgorithmInfo& algorithm, const Reques
     };
     if (first) {
       out = sched::header_of(s);
-      out.size = request.size;
+      out.header.size = request.size;
       first = false;
     }
     const auto chunk_base = static_cast<sched::ChunkId>(out.chunks.size());

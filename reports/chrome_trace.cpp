@@ -134,9 +134,9 @@ void write_chrome_trace(std::ostream& out, const TraceRecorder& recorder, const 
   doc["traceEvents"] = w.take();
   doc["displayTimeUnit"] = "ns";
   doc["otherData"] = {{"algorithm", schedule.algorithm},
-                      {"collective", sched::collective_name(schedule.collective)},
+                      {"collective", sched::collective_name(schedule.header.collective)},
                       {"topology", topology.name()},
-                      {"ranks", schedule.nranks},
+                      {"ranks", schedule.header.nranks},
                       {"makespan_ps", result.makespan.count()}};
   out << doc.dump() << "\n";
 }

@@ -16,7 +16,7 @@ std::string buffer_line(const sched::Schedule& schedule, const validation::Symbo
   std::string s = fmt::format("GPU{}: [", r);
   for (sched::ChunkId c = 0; c < schedule.chunks.size(); ++c) {
     if (c > 0) s += ", ";
-    s += validation::content_text(state.at(r, c), schedule.nranks);
+    s += validation::content_text(state.at(r, c), schedule.header.nranks);
   }
   return s + "]";
 }
@@ -35,7 +35,7 @@ std::string elements_text(sched::Rank r, const sched::Chunk& chunk) {
 
 Explanation explain(const sched::Schedule& schedule) {
   if (schedule.total_ranks() > 26)
-    throw std::invalid_argument(fmt::format("explain names ranks A..Z, so it shows at most 26 ranks, found {}", schedule.nranks));
+    throw std::invalid_argument(fmt::format("explain names ranks A..Z, so it shows at most 26 ranks, found {}", schedule.header.nranks));
   Explanation ex;
   for (sched::ChunkId c = 0; c < schedule.chunks.size(); ++c) {
     const auto& ch = schedule.chunks[c];
@@ -53,7 +53,7 @@ Explanation explain(const sched::Schedule& schedule) {
       // Undefined input (all-gather's other parts, broadcast's non-roots, scratch) shows as "?".
       const bool defined = spec.initial(r, c).has_value();
       elems += (c ? " | " : "") + (defined ? elements_text(r, schedule.chunks[c]) : std::string("?"));
-      names += (c ? " | " : "") + validation::content_text(spec.initial(r, c), schedule.nranks);
+      names += (c ? " | " : "") + validation::content_text(spec.initial(r, c), schedule.header.nranks);
     }
     ex.inputs.push_back(fmt::format("GPU{}: [{}] = [{}]", r, elems, names));
   }
@@ -72,7 +72,7 @@ Explanation explain(const sched::Schedule& schedule) {
     es.phase_step = es.phase.empty() ? step : step - phase_first[es.phase] + 1;
     for (sched::OpId id : ops) {
       const sched::Op& op = schedule.ops[id];
-      const std::string what = validation::content_text(state.at(op.src, op.src_chunk), schedule.nranks);
+      const std::string what = validation::content_text(state.at(op.src, op.src_chunk), schedule.header.nranks);
       const char* how = op.combine == sched::Combine::Reduce ? "added into" : "copied to";
       es.sends.push_back(op.src == op.dst
                              ? fmt::format("GPU{} locally: {} from chunk {} {} chunk {}", op.src, what, op.src_chunk, how,
@@ -93,7 +93,7 @@ namespace {
 // What the closing check proved, in the collective's own terms (its postcondition in
 // sim/schedule/collective_spec.hpp).
 std::string postcondition(const sched::Schedule& schedule) {
-  switch (schedule.collective) {
+  switch (schedule.header.collective) {
     case sched::Collective::AllReduce:
       return "every GPU holds every rank's share of every chunk exactly once";
     case sched::Collective::ReduceScatter:
@@ -101,9 +101,9 @@ std::string postcondition(const sched::Schedule& schedule) {
     case sched::Collective::AllGather:
       return "every GPU holds every rank's part";
     case sched::Collective::Broadcast:
-      return fmt::format("every GPU holds GPU{}'s buffer", schedule.root);
+      return fmt::format("every GPU holds GPU{}'s buffer", schedule.header.root);
     case sched::Collective::Reduce:
-      return fmt::format("GPU{} holds every rank's share of every chunk exactly once", schedule.root);
+      return fmt::format("GPU{} holds every rank's share of every chunk exactly once", schedule.header.root);
     case sched::Collective::AllToAll:
       return "GPU r holds block r of every rank's buffer";
   }
@@ -114,8 +114,8 @@ std::string postcondition(const sched::Schedule& schedule) {
 
 std::string render_explanation(const sched::Schedule& schedule, const Explanation& ex) {
   std::string out = fmt::format("{} {} on {} GPUs, {} elements in {} chunks, {} steps\n", schedule.algorithm,
-                                sched::collective_name(schedule.collective), schedule.nranks, schedule.size,
-                                schedule.chunks.size(), schedule.steps);
+                                sched::collective_name(schedule.header.collective), schedule.header.nranks,
+                                schedule.header.size, schedule.chunks.size(), schedule.steps);
   for (const auto& c : ex.chunks) out += "  " + c + "\n";
   out += "\ninput\n";
   for (const auto& line : ex.inputs) out += "  " + line + "\n";
@@ -128,11 +128,11 @@ std::string render_explanation(const sched::Schedule& schedule, const Explanatio
   }
   out += "\nelements sent per GPU:";
   for (sched::Rank r = 0; r < schedule.total_ranks(); ++r) out += fmt::format(" GPU{} {}", r, ex.elements_sent[r]);
-  out += fmt::format(" (of {} in the buffer)\n", schedule.size);
+  out += fmt::format(" (of {} in the buffer)\n", schedule.header.size);
   const auto problem = validation::verify_symbolic(schedule);
   out += problem ? fmt::format("check: FAILED: {}\n", *problem)
                  : fmt::format("check: {} ({} is complete)\n", postcondition(schedule),
-                               sched::collective_name(schedule.collective));
+                               sched::collective_name(schedule.header.collective));
   return out;
 }
 

@@ -63,7 +63,8 @@ topo::Fabric parse_fabric(std::string_view text) {
   const auto f = topo::parse_fabric(text);
   if (!f)
     throw RequestError(Field::Fabric, std::string(text),
-                       fmt::format("{}: found \"{}\", expected ring, switch or fully-connected", ref(Field::Fabric), text));
+                       fmt::format("{}: found \"{}\", expected {}", ref(Field::Fabric), text,
+                                   topo::kFabricNames.list(ListStyle::Or)));
   return *f;
 }
 
@@ -71,7 +72,8 @@ topo::ProtocolChoice parse_protocol(std::string_view text) {
   const auto p = topo::parse_protocol_choice(text);
   if (!p)
     throw RequestError(Field::Protocol, std::string(text),
-                       fmt::format("{}: found \"{}\", expected ll, ll128, simple or auto", ref(Field::Protocol), text));
+                       fmt::format("{}: found \"{}\", expected {}", ref(Field::Protocol), text,
+                                   topo::kProtocolChoiceNames.list(ListStyle::Or)));
   return *p;
 }
 

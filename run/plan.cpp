@@ -286,7 +286,7 @@ void apply_slicing(Plan& plan, const topo::Topology& topology) {
   if (plan.fidelity.slice == 0) return;  // no copy: at N = 4096 a schedule is tens of millions of ops
   Bandwidth fastest;
   for (const auto& l : topology.links()) fastest = std::max(fastest, l.bandwidth);
-  (void)transfer_time(plan.schedule.size, fastest);
+  (void)transfer_time(plan.schedule.header.size, fastest);
   Fidelity& f = plan.fidelity;
   const std::uint64_t allowed = std::max<std::uint64_t>(f.max_ops, plan.schedule.ops.size());
   const auto ops = [&](Bytes slice) { return sliced_op_count(plan.schedule, slice); };
@@ -298,7 +298,7 @@ void apply_slicing(Plan& plan, const topo::Topology& topology) {
       throw RequestError(Field::Slice, format_size(f.slice),
                          fmt::format("{0}: {2} cuts this {3} collective into {4} ops, more than {1} {5}; "
                                    "expected {0} {6} or more, or 0 for whole chunks",
-                                   ref(Field::Slice), ref(Field::MaxOps), format_size(f.slice), format_size(plan.schedule.size), ops(f.slice), allowed,
+                                   ref(Field::Slice), ref(Field::MaxOps), format_size(f.slice), format_size(plan.schedule.header.size), ops(f.slice), allowed,
                                    format_size(fit)));
     f.slice_source = fmt::format("{} gave {}, raised to stay within --max-ops {}", f.slice_source, format_size(f.slice),
                                  allowed);
@@ -377,8 +377,8 @@ Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::s
   summary.model = formula == Formula::Analytical ? "analytical" : formula == Formula::Nccl ? "nccl" : "";
   if (formula == Formula::Analytical) summary.model_time = summary.closed_form;
   if (formula == Formula::Nccl)
-    summary.model_time = nccl_model_time(fidelity, topology, std::span(plan.rank_to_node).first(plan.schedule.nranks),
-                                         plan.schedule.algorithm, plan.schedule.collective, plan.schedule.size);
+    summary.model_time = nccl_model_time(fidelity, topology, std::span(plan.rank_to_node).first(plan.schedule.header.nranks),
+                                         plan.schedule.algorithm, plan.schedule.header.collective, plan.schedule.header.size);
   return Simulated{std::move(result), std::move(summary)};
 }
 

@@ -88,23 +88,23 @@ sched::Schedule load_schedule(const SimulationRequest& r) {
 Plan schedule_plan(const SimulationRequest& r, sched::Schedule schedule, const topo::Topology& topology,
                    const algo::AlgorithmRegistry& registry) {
   const auto gpus = topology.gpus();
-  if (schedule.nranks > gpus.size())
+  if (schedule.header.nranks > gpus.size())
     throw RequestError(Field::Schedule, r.schedule,
                        fmt::format("{}: {} has {} ranks, but topology {} has only {} GPUs; expected at most {}",
-                                   ref(Field::Schedule), r.schedule, schedule.nranks, topology.name(), gpus.size(),
+                                   ref(Field::Schedule), r.schedule, schedule.header.nranks, topology.name(), gpus.size(),
                                    gpus.size()));
-  if (r.options.ps_node.size() != schedule.helpers)
+  if (r.options.ps_node.size() != schedule.header.helpers)
     throw RequestError(Field::PsNode, "",
                        fmt::format("{}: found {} node(s), but {} has {} helper rank(s); expected one node id per "
                                    "helper (e.g. {} cpu0)",
-                                   ref(Field::PsNode), r.options.ps_node.size(), r.schedule, schedule.helpers,
+                                   ref(Field::PsNode), r.options.ps_node.size(), r.schedule, schedule.header.helpers,
                                    ref(Field::PsNode)));
-  std::vector<topo::NodeId> rank_to_node(gpus.begin(), gpus.begin() + schedule.nranks);
+  std::vector<topo::NodeId> rank_to_node(gpus.begin(), gpus.begin() + schedule.header.nranks);
   // The file names its algorithm: a registered one brings its NCCL family (its latencies), any other the ring's.
-  const algo::AlgorithmInfo* entry = registry.lookup(schedule.collective, schedule.algorithm);
+  const algo::AlgorithmInfo* entry = registry.lookup(schedule.header.collective, schedule.algorithm);
   const algo::NcclFamily family = entry ? entry->family : algo::NcclFamily::None;
-  Fidelity fidelity = resolve_fidelity(r.model, topology, rank_to_node, family, schedule.collective,
-                                       schedule.size, std::nullopt);
+  Fidelity fidelity = resolve_fidelity(r.model, topology, rank_to_node, family, schedule.header.collective,
+                                       schedule.header.size, std::nullopt);
   place_helpers(topology, r.options.ps_node, rank_to_node);
   Plan plan{std::move(schedule), std::move(rank_to_node), std::nullopt, std::move(fidelity)};
   naming_size(r, [&] { apply_slicing(plan, topology); });

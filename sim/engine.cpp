@@ -26,13 +26,13 @@ class Events final : public net::WakeQueue {
 
 // One distinct node per rank, participants on GPUs (run()'s preconditions). A hash set of the
 // nodes: at N = 16,384 a pairwise check would be 1.3e8 comparisons.
-void check_mapping(const sched::Schedule& header, const topo::Topology& topology,
+void check_mapping(const sched::Schedule& schedule, const topo::Topology& topology,
                    std::span<const topo::NodeId> rank_to_gpu) {
   std::unordered_map<topo::NodeId, std::size_t> rank_on;
   for (std::size_t r = 0; r < rank_to_gpu.size(); ++r) {
     if (rank_to_gpu[r] >= topology.nodes().size())
       throw std::invalid_argument(fmt::format("engine: rank {} is mapped to no node", r));
-    if (r < header.nranks && topology.node(rank_to_gpu[r]).type != topo::NodeType::Gpu)
+    if (r < schedule.header.nranks && topology.node(rank_to_gpu[r]).type != topo::NodeType::Gpu)
       throw std::invalid_argument(fmt::format("engine: rank {} is not mapped to a GPU", r));
     const auto [it, added] = rank_on.try_emplace(rank_to_gpu[r], r);
     if (!added) throw std::invalid_argument(fmt::format("engine: ranks {} and {} share a GPU", it->second, r));

@@ -19,12 +19,12 @@ Time bandwidth_lower_bound(sched::Collective collective, sched::Rank ranks, Byte
 Summary summarize(const sched::Schedule& schedule, const topo::Topology& topology,
                   std::span<const topo::NodeId> rank_to_gpu, const Result& result, std::string network_name) {
   Summary s;
-  s.collective = schedule.collective;
+  s.collective = schedule.header.collective;
   s.algorithm = schedule.algorithm;
   s.topology = topology.name();
   s.network = std::move(network_name);
-  s.ranks = schedule.nranks;
-  s.size = schedule.size;
+  s.ranks = schedule.header.nranks;
+  s.size = schedule.header.size;
   s.steps = schedule.steps;
   s.time = result.makespan;
   s.events = result.events;
@@ -38,9 +38,11 @@ Summary summarize(const sched::Schedule& schedule, const topo::Topology& topolog
   if (s.size > 0) s.traffic_factor = static_cast<double>(s.bytes_sent_per_rank_max) / static_cast<double>(s.size);
 
   s.injection_bandwidth = Bandwidth{std::numeric_limits<std::uint64_t>::max()};
-  for (topo::NodeId gpu : rank_to_gpu.first(schedule.nranks)) s.injection_bandwidth = std::min(s.injection_bandwidth, topology.out_bandwidth(gpu));
+  for (topo::NodeId gpu : rank_to_gpu.first(schedule.header.nranks))
+    s.injection_bandwidth = std::min(s.injection_bandwidth, topology.out_bandwidth(gpu));
   // A server outside the GPUs (ps --ps-node) lets each GPU send only S: the bound does not apply.
-  if (schedule.helpers == 0) s.lower_bound = bandwidth_lower_bound(s.collective, s.ranks, s.size, s.injection_bandwidth);
+  if (schedule.header.helpers == 0)
+    s.lower_bound = bandwidth_lower_bound(s.collective, s.ranks, s.size, s.injection_bandwidth);
 
   // Compare bytes_a / bw_a with bytes_b / bw_b exactly by cross-multiplying.
   for (topo::LinkId l = 0; l < result.links.size(); ++l) {

@@ -222,7 +222,7 @@ int run_validate(const ValidateOptions& o, std::ostream& out, std::ostream& err)
     Row row;
     row.size = size;
     row.predicted_s = to_us(predicted.summary.time) * 1e-6;
-    const sched::Ratio f = sched::bandwidth_factor(s.collective, s.nranks);
+    const sched::Ratio f = sched::bandwidth_factor(s.header.collective, s.header.nranks);
     row.busbw_factor = static_cast<double>(f.num) / static_cast<double>(f.den);
     {
       cuda::Replay replay(streams, r.elem);
@@ -235,8 +235,8 @@ int run_validate(const ValidateOptions& o, std::ostream& out, std::ostream& err)
       row.measured_s = replay.time_per_run(r.warmup, r.iters);
     }
     if (r.nccl)
-      row.nccl_s = cuda::nccl_time_per_run(*r.nccl, r.elem, size, static_cast<int>(s.nranks),
-                                            static_cast<int>(s.root), r.warmup, r.iters);
+      row.nccl_s = cuda::nccl_time_per_run(*r.nccl, r.elem, size, static_cast<int>(s.header.nranks),
+                                            static_cast<int>(s.header.root), r.warmup, r.iters);
     rows.push_back(std::move(row));
   }
   print(o, r, ranks, used_gpus, probe.devices.front().name, topology.name(), rows, out);

@@ -35,7 +35,7 @@ std::optional<validation::ReplayOptions> VerifyOptions::replay_options() const {
   r.dtype = parsed_dtype(dtype);
   if (!op.empty()) {
     const auto o = validation::parse_reduce_op(op);
-    if (!o) throw UsageError(fmt::format("--op: found \"{}\", expected one of: sum, min, max, prod", op));
+    if (!o) throw UsageError(fmt::format("--op: found \"{}\", expected one of: {}", op, validation::reduce_op_names_list()));
     r.op = *o;
   }
   if (!verify) {

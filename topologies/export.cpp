@@ -59,7 +59,7 @@ std::string normalized_json(const Topology& t) {
                      {"type", link_type_name(k.type)},
                      {"bandwidth", fmt::format("{}b/s", k.bandwidth.bits_per_s)},
                      {"latency", fmt::format("{}ps", k.latency.count())},
-                     {"duplex", k.duplex == Duplex::Full ? "full" : "half"}});
+                     {"duplex", kDuplexNames.name(k.duplex)}});
   }
   // The model parameters (protocol, channels, efficiencies, ...) are part of the machine: without
   // them the file would load as a different one. The parameter-file form, less its "format" key.

@@ -4,21 +4,11 @@
 
 namespace collsim::topo {
 
-std::string_view fabric_name(Fabric f) noexcept {
-  switch (f) {
-    case Fabric::Ring: return "ring";
-    case Fabric::Switch: return "switch";
-    case Fabric::FullyConnected: return "fully-connected";
-  }
-  return "?";
-}
+static_assert(kFabricNames.dense() && kFabricNames.distinct());
 
-std::optional<Fabric> parse_fabric(std::string_view s) noexcept {
-  if (s == "ring") return Fabric::Ring;
-  if (s == "switch") return Fabric::Switch;
-  if (s == "fully-connected" || s == "fully_connected") return Fabric::FullyConnected;
-  return std::nullopt;
-}
+std::string_view fabric_name(Fabric f) noexcept { return kFabricNames.name(f); }
+
+std::optional<Fabric> parse_fabric(std::string_view s) noexcept { return kFabricNames.parse(s); }
 
 Topology generate_fabric(Fabric fabric, std::uint32_t gpus, Bandwidth bandwidth, Time latency) {
   if (gpus == 0) throw TopologyError("--gpus: found 0, expected at least 1 GPU");

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string_view>
 
+#include "sim/units/enum_names.hpp"
 #include "topologies/topology.hpp"
 
 namespace collsim::topo {
@@ -14,6 +15,11 @@ namespace collsim::topo {
 /// fully-connected: one full-duplex link per GPU pair.
 enum class Fabric : std::uint8_t { Ring, Switch, FullyConnected };
 
+/// The --fabric names, in the order above; "fully_connected" also reads as fully-connected.
+inline constexpr auto kFabricNames = make_enum_names<Fabric>(
+    {{Fabric::Ring, "ring"}, {Fabric::Switch, "switch"}, {Fabric::FullyConnected, "fully-connected", {"fully_connected"}}});
+
+/// "ring", "switch", "fully-connected".
 std::string_view fabric_name(Fabric f) noexcept;
 /// "ring", "switch", "fully-connected" (also "fully_connected"); nullopt otherwise.
 std::optional<Fabric> parse_fabric(std::string_view s) noexcept;

@@ -81,13 +81,10 @@ Topology parse_topology_json(std::string_view text, std::string_view where, std:
     spec.latency = rd.latency_at(rd.member(jl, path, "latency", "e.g. \"700ns\""), path + "/latency");
     if (auto it = jl.find("duplex"); it != jl.end()) {
       const json& d = *it;
-      if (d == "full") {
-        spec.duplex = Duplex::Full;
-      } else if (d == "half") {
-        spec.duplex = Duplex::Half;
-      } else {
-        rd.fail(path + "/duplex", fmt::format("found {}, expected \"full\" or \"half\"", brief(d)));
-      }
+      const auto duplex = d.is_string() ? kDuplexNames.parse(d.get_ref<const std::string&>()) : std::nullopt;
+      if (!duplex)
+        rd.fail(path + "/duplex", fmt::format("found {}, expected {}", brief(d), kDuplexNames.list(ListStyle::QuotedOr)));
+      spec.duplex = *duplex;
     }
     links.push_back(spec);
   }

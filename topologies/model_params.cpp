@@ -1,7 +1,5 @@
 #include "topologies/model_params.hpp"
 
-#include <cctype>
-
 #include "sim/io/text_file.hpp"
 #include "topologies/json_reader.hpp"
 #include "topologies/nccl_tuning.hpp"
@@ -10,9 +8,11 @@
 namespace collsim::topo {
 namespace {
 
-constexpr std::array<std::string_view, kProtocols> kProtocolNames{"ll", "ll128", "simple"};
-constexpr std::array<std::string_view, kLinkClasses> kClassNames{"nvlink", "pcie", "network"};
-constexpr std::array<std::string_view, kFamilies> kFamilyNames{"ring", "tree"};
+// Every value has one name; a table's order is the order of its keys in a written file.
+static_assert(kProtocolNames.dense() && kProtocolNames.distinct() && kProtocolNames.size() == kProtocols);
+static_assert(kProtocolChoiceNames.dense() && kProtocolChoiceNames.distinct());
+static_assert(kLinkClassNames.dense() && kLinkClassNames.distinct() && kLinkClassNames.size() == kLinkClasses);
+static_assert(kFamilyNames.dense() && kFamilyNames.distinct() && kFamilyNames.size() == kFamilies);
 constexpr std::string_view kFormat = "collsim-params-1";
 
 template <class T>
@@ -34,23 +34,16 @@ bool none(const std::array<T, N>& a) {
   return true;
 }
 
-std::string join(std::span<const std::string_view> names) {
-  std::string s;
-  for (auto n : names) s += (s.empty() ? "" : ", ") + std::string(n);
-  return s;
-}
-
 // Reads {"<name>": leaf, ...} for the names given, each leaf with `leaf`.
-template <class T, std::size_t N, class Leaf>
+template <class E, class T, std::size_t N, class Leaf>
 void read_table(const detail::Reader& rd, const detail::json& obj, const std::string& path,
-                const std::array<std::string_view, N>& names, std::array<T, N>& into, Leaf leaf) {
+                const EnumNames<E, N>& names, std::array<T, N>& into, Leaf leaf) {
   if (!obj.is_object())
-    rd.fail(path, fmt::format("found {}, expected an object with keys among: {}", detail::brief(obj), join(names)));
+    rd.fail(path, fmt::format("found {}, expected an object with keys among: {}", detail::brief(obj), names.list()));
   for (const auto& [key, value] : obj.items()) {
-    const auto it = std::find(names.begin(), names.end(), key);
-    if (it == names.end())
-      rd.fail(path + "/" + key, fmt::format("unknown key \"{}\", expected one of: {}", key, join(names)));
-    leaf(value, path + "/" + key, into[static_cast<std::size_t>(it - names.begin())]);
+    const std::optional<E> e = names.parse(key);
+    if (!e) rd.fail(path + "/" + key, fmt::format("unknown key \"{}\", expected one of: {}", key, names.list()));
+    leaf(value, path + "/" + key, into[static_cast<std::size_t>(*e)]);
   }
 }
 
@@ -59,23 +52,14 @@ detail::json latency_json(Time t) { return format_time_us_exact(t) + "us"; }
 
 }  // namespace
 
-std::string_view protocol_name(Protocol p) noexcept { return kProtocolNames[static_cast<std::size_t>(p)]; }
+std::string_view protocol_name(Protocol p) noexcept { return kProtocolNames.name(p); }
 
-std::string_view protocol_choice_name(ProtocolChoice p) noexcept {
-  return p == ProtocolChoice::Auto ? "auto" : kProtocolNames[static_cast<std::size_t>(p)];
-}
+std::string_view protocol_choice_name(ProtocolChoice p) noexcept { return kProtocolChoiceNames.name(p); }
 
-std::optional<ProtocolChoice> parse_protocol_choice(std::string_view s) noexcept {
-  std::string lower;
-  for (char c : s) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lower == "auto") return ProtocolChoice::Auto;
-  for (std::size_t i = 0; i < kProtocols; ++i)
-    if (lower == kProtocolNames[i]) return static_cast<ProtocolChoice>(i);
-  return std::nullopt;
-}
+std::optional<ProtocolChoice> parse_protocol_choice(std::string_view s) noexcept { return kProtocolChoiceNames.parse(s); }
 
-std::string_view link_class_name(LinkClass c) noexcept { return kClassNames[static_cast<std::size_t>(c)]; }
-std::string_view family_name(AlgoFamily f) noexcept { return kFamilyNames[static_cast<std::size_t>(f)]; }
+std::string_view link_class_name(LinkClass c) noexcept { return kLinkClassNames.name(c); }
+std::string_view family_name(AlgoFamily f) noexcept { return kFamilyNames.name(f); }
 
 LinkClass link_class(LinkType t) noexcept {
   switch (t) {
@@ -143,7 +127,8 @@ ModelParams read_model_params(const Reader& rd, const json& obj, const std::stri
   const auto at = [&](const char* key) { return path + "/" + key; };
   if (auto it = obj.find("protocol"); it != obj.end()) {
     const auto choice = it->is_string() ? parse_protocol_choice(it->get_ref<const std::string&>()) : std::nullopt;
-    if (!choice) rd.fail(at("protocol"), fmt::format("found {}, expected \"auto\", \"ll\", \"ll128\" or \"simple\"", brief(*it)));
+    if (!choice)
+      rd.fail(at("protocol"), fmt::format("found {}, expected \"auto\", {}", brief(*it), kProtocolNames.list(ListStyle::QuotedOr)));
     p.protocol = choice;
   }
   if (auto it = obj.find("channels"); it != obj.end()) p.channels = rd.count_at(*it, at("channels"), 1, 64);
@@ -156,7 +141,7 @@ ModelParams read_model_params(const Reader& rd, const json& obj, const std::stri
     into = rd.latency_at(v, where);
   };
   if (auto it = obj.find("link_efficiency"); it != obj.end())
-    read_table(rd, *it, at("link_efficiency"), kClassNames, p.link_efficiency, fraction);
+    read_table(rd, *it, at("link_efficiency"), kLinkClassNames, p.link_efficiency, fraction);
   if (auto it = obj.find("protocol_efficiency"); it != obj.end())
     read_table(rd, *it, at("protocol_efficiency"), kProtocolNames, p.protocol_efficiency, fraction);
   if (auto it = obj.find("base_latency"); it != obj.end())
@@ -167,7 +152,7 @@ ModelParams read_model_params(const Reader& rd, const json& obj, const std::stri
   if (auto it = obj.find("step_latency"); it != obj.end())
     read_table(rd, *it, at("step_latency"), kFamilyNames, p.step_latency,
                [&](const json& v, const std::string& where, PerClass<PerProtocol<std::optional<Time>>>& into) {
-                 read_table(rd, v, where, kClassNames, into,
+                 read_table(rd, v, where, kLinkClassNames, into,
                             [&](const json& w, const std::string& wh, PerProtocol<std::optional<Time>>& leaf) {
                               read_table(rd, w, wh, kProtocolNames, leaf, latency);
                             });
@@ -202,9 +187,9 @@ std::string write_model_params_json(const ModelParams& p) {
   // Leaves that are set, under their names; empty tables are left out.
   const auto table = [](const auto& names, const auto& values, auto leaf) {
     nlohmann::ordered_json t = nlohmann::ordered_json::object();
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      nlohmann::ordered_json v = leaf(values[i]);
-      if (!v.is_null()) t[std::string(names[i])] = v;
+    for (const auto& e : names.entries()) {
+      nlohmann::ordered_json v = leaf(values[static_cast<std::size_t>(e.value)]);
+      if (!v.is_null()) t[std::string(e.name)] = v;
     }
     return t.empty() ? nlohmann::ordered_json() : t;
   };
@@ -214,9 +199,9 @@ std::string write_model_params_json(const ModelParams& p) {
   };
   const auto per_protocol = [&](const PerProtocol<std::optional<Time>>& v) { return table(kProtocolNames, v, lat); };
   const auto per_class = [&](const PerClass<PerProtocol<std::optional<Time>>>& v) {
-    return table(kClassNames, v, per_protocol);
+    return table(kLinkClassNames, v, per_protocol);
   };
-  if (auto t = table(kClassNames, p.link_efficiency, number); !t.is_null()) j["link_efficiency"] = t;
+  if (auto t = table(kLinkClassNames, p.link_efficiency, number); !t.is_null()) j["link_efficiency"] = t;
   if (auto t = table(kProtocolNames, p.protocol_efficiency, number); !t.is_null()) j["protocol_efficiency"] = t;
   if (auto t = table(kFamilyNames, p.base_latency, per_protocol); !t.is_null()) j["base_latency"] = t;
   if (auto t = table(kFamilyNames, p.step_latency, per_class); !t.is_null()) j["step_latency"] = t;

@@ -24,6 +24,7 @@
 #include <string>
 #include <string_view>
 
+#include "sim/units/enum_names.hpp"
 #include "sim/units/units.hpp"
 
 namespace collsim::topo {
@@ -49,6 +50,20 @@ template <class T>
 using PerClass = std::array<T, kLinkClasses>;
 template <class T>
 using PerFamily = std::array<T, kFamilies>;
+
+/// The protocols' names in enum order: the --protocol names and the parameter files' keys (exact).
+inline constexpr auto kProtocolNames =
+    make_enum_names<Protocol>({{Protocol::LL, "ll"}, {Protocol::LL128, "ll128"}, {Protocol::Simple, "simple"}});
+/// The --protocol and "protocol" values in enum order, read back ignoring case.
+inline constexpr auto kProtocolChoiceNames = make_enum_names<ProtocolChoice>(
+    {{ProtocolChoice::LL, "ll"}, {ProtocolChoice::LL128, "ll128"}, {ProtocolChoice::Simple, "simple"},
+     {ProtocolChoice::Auto, "auto"}},
+    NameMatch::IgnoreCase);
+/// The link classes' names in enum order: the parameter files' keys (exact).
+inline constexpr auto kLinkClassNames =
+    make_enum_names<LinkClass>({{LinkClass::NvLink, "nvlink"}, {LinkClass::Pcie, "pcie"}, {LinkClass::Network, "network"}});
+/// The algorithm families' names in enum order: the parameter files' keys (exact).
+inline constexpr auto kFamilyNames = make_enum_names<AlgoFamily>({{AlgoFamily::Ring, "ring"}, {AlgoFamily::Tree, "tree"}});
 
 /// "ll", "ll128", "simple".
 std::string_view protocol_name(Protocol p) noexcept;

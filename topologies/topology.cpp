@@ -17,57 +17,21 @@
 namespace collsim::topo {
 namespace {
 
-constexpr std::array<std::pair<NodeType, std::string_view>, 4> kNodeTypes{{
-    {NodeType::Gpu, "gpu"}, {NodeType::Switch, "switch"}, {NodeType::Cpu, "cpu"}, {NodeType::Nic, "nic"}}};
-constexpr std::array<std::pair<LinkType, std::string_view>, 9> kLinkTypes{{
-    {LinkType::NvLink, "nvlink"},
-    {LinkType::NvSwitch, "nvswitch"},
-    {LinkType::Pcie, "pcie"},
-    {LinkType::InfiniBand, "infiniband"},
-    {LinkType::Ethernet, "ethernet"},
-    {LinkType::RoCE, "roce"},
-    {LinkType::XGMI, "xgmi"},
-    {LinkType::UPI, "upi"},
-    {LinkType::Network, "network"},
-}};
-
-template <typename Table>
-std::string names_of(const Table& table) {
-  std::string out;
-  for (const auto& [value, name] : table) {
-    if (!out.empty()) out += ", ";
-    out += name;
-  }
-  return out;
-}
-
 // Route cost: fewest hops first, then least latency.
 using Cost = std::pair<std::uint64_t, std::int64_t>;
 
 }  // namespace
 
-std::string_view node_type_name(NodeType t) noexcept {
-  for (const auto& [value, name] : kNodeTypes)
-    if (value == t) return name;
-  return "?";
-}
-std::optional<NodeType> parse_node_type(std::string_view s) noexcept {
-  for (const auto& [value, name] : kNodeTypes)
-    if (name == s) return value;
-  return std::nullopt;
-}
-std::string_view link_type_name(LinkType t) noexcept {
-  for (const auto& [value, name] : kLinkTypes)
-    if (value == t) return name;
-  return "?";
-}
-std::optional<LinkType> parse_link_type(std::string_view s) noexcept {
-  for (const auto& [value, name] : kLinkTypes)
-    if (name == s) return value;
-  return std::nullopt;
-}
-std::string node_type_names() { return names_of(kNodeTypes); }
-std::string link_type_names() { return names_of(kLinkTypes); }
+static_assert(kNodeTypeNames.dense() && kNodeTypeNames.distinct());
+static_assert(kLinkTypeNames.dense() && kLinkTypeNames.distinct());
+static_assert(kDuplexNames.dense() && kDuplexNames.distinct());
+
+std::string_view node_type_name(NodeType t) noexcept { return kNodeTypeNames.name(t); }
+std::optional<NodeType> parse_node_type(std::string_view s) noexcept { return kNodeTypeNames.parse(s); }
+std::string_view link_type_name(LinkType t) noexcept { return kLinkTypeNames.name(t); }
+std::optional<LinkType> parse_link_type(std::string_view s) noexcept { return kLinkTypeNames.parse(s); }
+std::string node_type_names() { return kNodeTypeNames.list(); }
+std::string link_type_names() { return kLinkTypeNames.list(); }
 
 // Directed graph whose edge property is the LinkId, so Boost's results map back to our links.
 struct Topology::Graph {

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/units/enum_names.hpp"
 #include "sim/units/units.hpp"
 #include "topologies/model_params.hpp"
 
@@ -28,6 +29,22 @@ using LinkId = std::uint32_t;
 enum class NodeType : std::uint8_t { Gpu, Switch, Cpu, Nic };
 enum class LinkType : std::uint8_t { NvLink, NvSwitch, Pcie, InfiniBand, Ethernet, RoCE, XGMI, UPI, Network };
 enum class Duplex : std::uint8_t { Full, Half };
+
+/// The topology files' node types (exact).
+inline constexpr auto kNodeTypeNames = make_enum_names<NodeType>(
+    {{NodeType::Gpu, "gpu"}, {NodeType::Switch, "switch"}, {NodeType::Cpu, "cpu"}, {NodeType::Nic, "nic"}});
+/// The topology files' link types (exact).
+inline constexpr auto kLinkTypeNames = make_enum_names<LinkType>({{LinkType::NvLink, "nvlink"},
+                                                                 {LinkType::NvSwitch, "nvswitch"},
+                                                                 {LinkType::Pcie, "pcie"},
+                                                                 {LinkType::InfiniBand, "infiniband"},
+                                                                 {LinkType::Ethernet, "ethernet"},
+                                                                 {LinkType::RoCE, "roce"},
+                                                                 {LinkType::XGMI, "xgmi"},
+                                                                 {LinkType::UPI, "upi"},
+                                                                 {LinkType::Network, "network"}});
+/// The topology files' "duplex" values (exact).
+inline constexpr auto kDuplexNames = make_enum_names<Duplex>({{Duplex::Full, "full"}, {Duplex::Half, "half"}});
 
 /// "gpu", "switch", "cpu", "nic".
 std::string_view node_type_name(NodeType t) noexcept;

@@ -41,8 +41,9 @@ namespace {
 // The checks a schedule made by ScheduleBuilder passes by construction; a schedule from elsewhere
 // (a file) may not, and the replay must not index out of range on it.
 std::optional<std::string> check_structure(const sched::Schedule& s) {
-  if (s.nranks == 0) return "the schedule has no ranks";
-  if (s.root >= s.nranks) return fmt::format("root {} is out of range (ranks 0..{})", s.root, s.nranks - 1);
+  const sched::ScheduleHeader& h = s.header;
+  if (h.nranks == 0) return "the schedule has no ranks";
+  if (h.root >= h.nranks) return fmt::format("root {} is out of range (ranks 0..{})", h.root, h.nranks - 1);
   const auto nchunks = s.chunks.size();
   for (sched::OpId id = 0; id < s.ops.size(); ++id) {
     const sched::Op& op = s.ops[id];
@@ -77,7 +78,7 @@ std::optional<std::string> misalignment(const sched::Schedule& s, Bytes data_byt
 template <class E>
 void replay_as(const sched::Schedule& s, const sched::CollectiveSpec& spec, const SlotLayout& layout,
                std::span<const sched::OpId> order, ReplayReport& report) {
-  const InputPattern input(report.dtype, report.op, s.nranks);
+  const InputPattern input(report.dtype, report.op, s.header.nranks);
   NumericReplay<E> replay(s, spec, layout, input, report.dtype, report.op);
   if (auto problem = replay.run(order)) {
     report.problem = std::move(*problem);
@@ -118,7 +119,8 @@ ReplayReport replay_on_cpu(const sched::Schedule& s, const ReplayOptions& option
   try {
     spec.emplace(s);
   } catch (const std::invalid_argument& e) {
-    report.problem = fmt::format("the chunk table does not fit {}: {}", sched::collective_name(s.collective), e.what());
+    report.problem =
+        fmt::format("the chunk table does not fit {}: {}", sched::collective_name(s.header.collective), e.what());
     return report;
   }
   std::vector<sched::OpId> order;
@@ -127,7 +129,8 @@ ReplayReport replay_on_cpu(const sched::Schedule& s, const ReplayOptions& option
     return report;
   }
 
-  const Bytes data_bytes = sched::effective_size(s.collective, s.nranks, s.size, s.element_size);
+  const Bytes data_bytes =
+      sched::effective_size(s.header.collective, s.header.nranks, s.header.size, s.header.element_size);
   if (auto why = misalignment(s, data_bytes, options.dtype)) {
     report.dtype = DType::UInt8;
     const bool modular = options.op == ReduceOp::Sum || options.op == ReduceOp::Prod;
@@ -152,7 +155,7 @@ ReplayReport replay_on_cpu(const sched::Schedule& s, const ReplayOptions& option
   dispatch(s, *spec, *layout, order, report);
   if (report.problem.empty() && report.coverage == ReplayCoverage::Sampled) {
     // The symbolic state holds up to N contributions per slot; skip it rather than exhaust memory.
-    const Bytes bound = Bytes{s.total_ranks()} * s.chunks.size() * s.nranks * sizeof(sched::Contribution);
+    const Bytes bound = Bytes{s.total_ranks()} * s.chunks.size() * s.header.nranks * sizeof(sched::Contribution);
     if (bound <= options.memory_limit) {
       report.symbolic = true;
       if (auto problem = verify_symbolic(s)) report.problem = "symbolic replay: " + *problem;

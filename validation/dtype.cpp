@@ -1,49 +1,15 @@
 #include "validation/dtype.hpp"
 
-#include <algorithm>
-#include <array>
-#include <cctype>
-#include <string>
-#include <utility>
-
 namespace collsim::validation {
-namespace {
 
-std::string lower(std::string_view text) {
-  std::string s(text);
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
+static_assert(kDTypeNames.dense() && kDTypeNames.distinct());
+static_assert(kReduceOpNames.dense() && kReduceOpNames.distinct());
 
-}  // namespace
+std::string_view dtype_name(DType t) noexcept { return kDTypeNames.name(t); }
 
-std::string_view dtype_name(DType t) noexcept {
-  switch (t) {
-    case DType::Float32: return "float32";
-    case DType::Float64: return "float64";
-    case DType::Float16: return "float16";
-    case DType::BFloat16: return "bfloat16";
-    case DType::Int32: return "int32";
-    case DType::UInt8: return "uint8";
-  }
-  return "?";
-}
+std::optional<DType> parse_dtype(std::string_view text) { return kDTypeNames.parse(text); }
 
-std::optional<DType> parse_dtype(std::string_view text) {
-  static constexpr std::array<std::pair<std::string_view, DType>, 14> kNames{{
-      {"float32", DType::Float32}, {"float", DType::Float32}, {"fp32", DType::Float32},
-      {"float64", DType::Float64}, {"double", DType::Float64}, {"fp64", DType::Float64},
-      {"float16", DType::Float16}, {"half", DType::Float16}, {"fp16", DType::Float16},
-      {"bfloat16", DType::BFloat16}, {"bf16", DType::BFloat16},
-      {"int32", DType::Int32}, {"uint8", DType::UInt8}, {"u8", DType::UInt8},
-  }};
-  const std::string s = lower(text);
-  for (const auto& [name, t] : kNames)
-    if (s == name) return t;
-  return std::nullopt;
-}
-
-std::string_view dtype_names_list() noexcept { return "float32, float64, float16, bfloat16, int32, uint8"; }
+std::string dtype_names_list() { return kDTypeNames.list(); }
 
 std::uint32_t dtype_size(DType t) noexcept {
   switch (t) {
@@ -69,21 +35,10 @@ std::uint32_t dtype_precision(DType t) noexcept {
   }
 }
 
-std::string_view reduce_op_name(ReduceOp op) noexcept {
-  switch (op) {
-    case ReduceOp::Sum: return "sum";
-    case ReduceOp::Min: return "min";
-    case ReduceOp::Max: return "max";
-    case ReduceOp::Prod: return "prod";
-  }
-  return "?";
-}
+std::string_view reduce_op_name(ReduceOp op) noexcept { return kReduceOpNames.name(op); }
 
-std::optional<ReduceOp> parse_reduce_op(std::string_view text) {
-  const std::string s = lower(text);
-  for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max, ReduceOp::Prod})
-    if (s == reduce_op_name(op)) return op;
-  return std::nullopt;
-}
+std::optional<ReduceOp> parse_reduce_op(std::string_view text) { return kReduceOpNames.parse(text); }
+
+std::string reduce_op_names_list() { return kReduceOpNames.list(); }
 
 }  // namespace collsim::validation

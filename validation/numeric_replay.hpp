@@ -112,7 +112,7 @@ class NumericReplay {
     double factor = 0;  // the relative tolerance of the cached content (input_pattern.hpp)
     for (sched::ChunkId c = 0; c < s_.chunks.size(); ++c) {
       cached.reset();
-      for (sched::Rank r = 0; r < s_.nranks; ++r) {
+      for (sched::Rank r = 0; r < s_.header.nranks; ++r) {
         // Chunks ascend, so a mismatch already found at a rank <= r is earlier than any here.
         if (report.mismatch && r >= report.mismatch->rank) break;
         const auto want = spec_.required(r, c);

@@ -9,7 +9,7 @@ namespace collsim::validation {
 void verify_loaded_schedule(const sched::Schedule& schedule, std::string_view where) {
   if (auto problem = verify_symbolic(schedule))
     throw sched::ScheduleFileError(fmt::format("{}: the schedule does not compute {}: {}", where,
-                                               sched::collective_name(schedule.collective), *problem));
+                                               sched::collective_name(schedule.header.collective), *problem));
 }
 
 sched::Schedule parse_verified_schedule(std::string_view text, std::string_view where) {

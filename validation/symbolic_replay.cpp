@@ -53,19 +53,21 @@ std::optional<std::string> verify_symbolic(const sched::Schedule& schedule) {
   try {
     spec.emplace(schedule);
   } catch (const std::invalid_argument& e) {
-    return fmt::format("the chunk table does not fit {}: {}", sched::collective_name(schedule.collective), e.what());
+    return fmt::format("the chunk table does not fit {}: {}", sched::collective_name(schedule.header.collective),
+                       e.what());
   }
   SymbolicState state(schedule);
   for (sched::OpId id = 0; id < schedule.ops.size(); ++id)
     if (auto problem = state.apply(id)) return problem;
-  for (sched::Rank r = 0; r < schedule.nranks; ++r) {
+  for (sched::Rank r = 0; r < schedule.header.nranks; ++r) {
     for (sched::ChunkId c = 0; c < schedule.chunks.size(); ++c) {
       const auto want = spec->required(r, c);
       if (!want) continue;
       const auto& got = state.at(r, c);
       if (got != want)
-        return fmt::format("rank {} chunk {}: holds {} but {} needs {}", r, c, content_text(got, schedule.nranks),
-                           sched::collective_name(schedule.collective), content_text(want, schedule.nranks));
+        return fmt::format("rank {} chunk {}: holds {} but {} needs {}", r, c,
+                           content_text(got, schedule.header.nranks), sched::collective_name(schedule.header.collective),
+                           content_text(want, schedule.header.nranks));
     }
   }
   return std::nullopt;

@@ -50,12 +50,8 @@ Schedule schedule_without_ops(const ScheduleHeader& h, std::vector<Chunk> chunks
   if (h.element_size == 0) throw std::invalid_argument("schedule: the element size must be at least 1 byte");
   Schedule s;
   s.algorithm = std::move(algorithm);
-  s.collective = h.collective;
-  s.nranks = h.nranks;
-  s.helpers = h.helpers;
-  s.root = h.root;
-  s.size = h.size;
-  s.element_size = cut_unit(h.size, h.element_size);
+  s.header = h;
+  s.header.element_size = cut_unit(h.size, h.element_size);
   s.steps = steps;
   s.chunks = std::move(chunks);
   s.phases = std::move(phases);

@@ -10,19 +10,9 @@
 
 namespace collsim::sched {
 
-/// What a schedule is for: the collective, N participants, S, the root (broadcast, reduce) and
-/// the number of helper ranks after the participants.
-struct ScheduleHeader {
-  Collective collective = Collective::AllReduce;
-  Rank nranks = 1;
-  Bytes size = 0;
-  Rank root = 0;
-  Rank helpers = 0;
-  Bytes element_size = 1;  ///< unit of the parts; stored as cut_unit(size, element_size) (Schedule::element_size)
-};
-
-/// A Schedule with `header`'s fields, `chunks`, `phases`, `steps` and no ops (dep_offsets holds the
-/// leading 0): what ScheduleBuilder starts from, and the header() of a sched::OpStream. Throws
+/// A Schedule with `header` (its element size stored as cut_unit(size, element_size)), `chunks`,
+/// `phases`, `steps` and no ops (dep_offsets holds the leading 0): what ScheduleBuilder starts
+/// from, and the header() of a sched::OpStream. Throws
 /// std::invalid_argument for no participant, a root out of range or an element size of 0.
 Schedule schedule_without_ops(const ScheduleHeader& header, std::vector<Chunk> chunks, std::string algorithm = {},
                               std::uint32_t steps = 0, std::vector<Phase> phases = {});

@@ -1,47 +1,18 @@
 #include "sim/schedule/collective.hpp"
 
-#include <array>
-#include <cctype>
-
 namespace collsim::sched {
 namespace {
-constexpr std::array kAll{Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather,
-                          Collective::Broadcast, Collective::Reduce,        Collective::AllToAll};
+static_assert(kCollectiveNames.dense() && kCollectiveNames.distinct());
+constexpr auto kAll = kCollectiveNames.values();
 }  // namespace
 
 std::span<const Collective> all_collectives() noexcept { return kAll; }
 
-std::string_view collective_name(Collective c) noexcept {
-  switch (c) {
-    case Collective::AllReduce: return "allreduce";
-    case Collective::ReduceScatter: return "reducescatter";
-    case Collective::AllGather: return "allgather";
-    case Collective::Broadcast: return "broadcast";
-    case Collective::Reduce: return "reduce";
-    case Collective::AllToAll: return "alltoall";
-  }
-  return "?";
-}
+std::string_view collective_name(Collective c) noexcept { return kCollectiveNames.name(c); }
 
-std::optional<Collective> parse_collective(std::string_view text) {
-  std::string key;
-  for (char ch : text) {
-    if (ch == '-' || ch == '_') continue;
-    key += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  }
-  for (Collective c : kAll)
-    if (collective_name(c) == key) return c;
-  return std::nullopt;
-}
+std::optional<Collective> parse_collective(std::string_view text) { return kCollectiveNames.parse(text); }
 
-std::string collective_names_list() {
-  std::string out;
-  for (Collective c : kAll) {
-    if (!out.empty()) out += ", ";
-    out += collective_name(c);
-  }
-  return out;
-}
+std::string collective_names_list() { return kCollectiveNames.list(); }
 
 Ratio bandwidth_factor(Collective c, std::uint32_t nranks) noexcept {
   const std::uint64_t n = nranks;

@@ -7,12 +7,24 @@
 #include <string>
 #include <string_view>
 
+#include "sim/units/enum_names.hpp"
+
 namespace collsim::sched {
 
 /// A collective operation. The size S of a request is what nccl-tests calls the size: the
 /// all-reduce buffer, the all-gather output, the reduce-scatter input, the all-to-all per-rank
 /// buffer, the broadcast/reduce buffer (nccl-tests doc/PERFORMANCE.md).
 enum class Collective : std::uint8_t { AllReduce, ReduceScatter, AllGather, Broadcast, Reduce, AllToAll };
+
+/// The command-line names, in the order above; read back ignoring case, '-' and '_'.
+inline constexpr auto kCollectiveNames = make_enum_names<Collective>(
+    {{Collective::AllReduce, "allreduce"},
+     {Collective::ReduceScatter, "reducescatter"},
+     {Collective::AllGather, "allgather"},
+     {Collective::Broadcast, "broadcast"},
+     {Collective::Reduce, "reduce"},
+     {Collective::AllToAll, "alltoall"}},
+    NameMatch::IgnoreCaseAndSeparators);
 
 /// Every collective, in the order above.
 std::span<const Collective> all_collectives() noexcept;

@@ -16,11 +16,12 @@ Bytes effective_size(Collective collective, Rank nranks, Bytes size, Bytes eleme
 }
 
 CollectiveSpec::CollectiveSpec(const Schedule& s) : schedule_(s) {
-  const Bytes total = effective_size(s.collective, s.nranks, s.size, s.element_size);
-  const auto parts = split_even(total, s.nranks, s.element_size);
+  const ScheduleHeader& h = s.header;
+  const Bytes total = effective_size(h.collective, h.nranks, h.size, h.element_size);
+  const auto parts = split_even(total, h.nranks, h.element_size);
   // All-reduce, broadcast and reduce treat the buffer as one whole; parts name nothing there.
-  const bool parts_matter = s.collective == Collective::ReduceScatter || s.collective == Collective::AllGather ||
-                            s.collective == Collective::AllToAll;
+  const bool parts_matter =
+      h.collective == Collective::ReduceScatter || h.collective == Collective::AllGather || h.collective == Collective::AllToAll;
   const auto check_tiling = [&](Buffer buffer, const char* name) {
     Bytes next = 0;
     for (ChunkId c = 0; c < s.chunks.size(); ++c) {
@@ -31,8 +32,8 @@ CollectiveSpec::CollectiveSpec(const Schedule& s) : schedule_(s) {
                                                 name, c, ch.offset, next));
       next += ch.size;
       if (!parts_matter) continue;
-      if (ch.part >= s.nranks)
-        throw std::invalid_argument(fmt::format("{} chunk {} names part {}, expected 0..{}", name, c, ch.part, s.nranks - 1));
+      if (ch.part >= h.nranks)
+        throw std::invalid_argument(fmt::format("{} chunk {} names part {}, expected 0..{}", name, c, ch.part, h.nranks - 1));
       const Chunk& p = parts[ch.part];
       if (ch.offset < p.offset || ch.offset + ch.size > p.offset + p.size)
         throw std::invalid_argument(fmt::format("{} chunk {} (bytes {}..{}) lies outside part {} (bytes {}..{})", name,
@@ -42,10 +43,10 @@ CollectiveSpec::CollectiveSpec(const Schedule& s) : schedule_(s) {
       throw std::invalid_argument(fmt::format("{} chunks cover {} bytes, expected {}", name, next, total));
   };
   check_tiling(Buffer::Data, "data");
-  if (s.collective != Collective::AllToAll) return;
+  if (h.collective != Collective::AllToAll) return;
   check_tiling(Buffer::Output, "output");
   // Output part q of rank r receives rank q's data block r; blocks all have alltoall_block bytes.
-  const Bytes block = alltoall_block(s.nranks, s.size, s.element_size);
+  const Bytes block = alltoall_block(h.nranks, h.size, h.element_size);
   alltoall_source_.assign(s.chunks.size(), 0);
   for (ChunkId o = 0; o < s.chunks.size(); ++o) {
     if (s.chunks[o].buffer != Buffer::Output || s.chunks[o].size == 0) continue;
@@ -65,20 +66,20 @@ CollectiveSpec::CollectiveSpec(const Schedule& s) : schedule_(s) {
 
 Content CollectiveSpec::everyone(ChunkId chunk) const {
   Content all;
-  all.reserve(schedule_.nranks);
-  for (Rank q = 0; q < schedule_.nranks; ++q) all.push_back(Contribution{q, chunk});
+  all.reserve(schedule_.header.nranks);
+  for (Rank q = 0; q < schedule_.header.nranks; ++q) all.push_back(Contribution{q, chunk});
   return all;
 }
 
 std::optional<Content> CollectiveSpec::initial(Rank rank, ChunkId chunk) const {
   const Chunk& ch = schedule_.chunks.at(chunk);
-  if (rank >= schedule_.nranks || ch.buffer != Buffer::Data) return std::nullopt;
-  switch (schedule_.collective) {
+  if (rank >= schedule_.header.nranks || ch.buffer != Buffer::Data) return std::nullopt;
+  switch (schedule_.header.collective) {
     case Collective::AllGather:
       if (ch.part != rank) return std::nullopt;
       break;
     case Collective::Broadcast:
-      if (rank != schedule_.root) return std::nullopt;
+      if (rank != schedule_.header.root) return std::nullopt;
       break;
     default:
       break;
@@ -88,8 +89,8 @@ std::optional<Content> CollectiveSpec::initial(Rank rank, ChunkId chunk) const {
 
 std::optional<Content> CollectiveSpec::required(Rank rank, ChunkId chunk) const {
   const Chunk& ch = schedule_.chunks.at(chunk);
-  if (rank >= schedule_.nranks || ch.buffer == Buffer::Scratch) return std::nullopt;
-  switch (schedule_.collective) {
+  if (rank >= schedule_.header.nranks || ch.buffer == Buffer::Scratch) return std::nullopt;
+  switch (schedule_.header.collective) {
     case Collective::AllReduce:
       return everyone(chunk);
     case Collective::ReduceScatter:
@@ -98,9 +99,9 @@ std::optional<Content> CollectiveSpec::required(Rank rank, ChunkId chunk) const 
     case Collective::AllGather:
       return Content{Contribution{ch.part, chunk}};
     case Collective::Broadcast:
-      return Content{Contribution{schedule_.root, chunk}};
+      return Content{Contribution{schedule_.header.root, chunk}};
     case Collective::Reduce:
-      if (rank != schedule_.root) return std::nullopt;
+      if (rank != schedule_.header.root) return std::nullopt;
       return everyone(chunk);
     case Collective::AllToAll: {
       if (ch.buffer != Buffer::Output) return std::nullopt;
@@ -108,7 +109,7 @@ std::optional<Content> CollectiveSpec::required(Rank rank, ChunkId chunk) const 
       // The sender is rank `part`; the data chunk it sends is the one at the same place in its
       // block for this rank, which has part == rank.
       const ChunkId base = alltoall_source_[chunk];
-      const Bytes block = alltoall_block(schedule_.nranks, schedule_.size, schedule_.element_size);
+      const Bytes block = alltoall_block(schedule_.header.nranks, schedule_.header.size, schedule_.header.element_size);
       const Bytes want = schedule_.chunks[base].offset - schedule_.chunks[base].part * block + rank * block;
       for (ChunkId c = 0; c < schedule_.chunks.size(); ++c) {
         const Chunk& d = schedule_.chunks[c];

@@ -10,12 +10,7 @@ namespace collsim::sched {
 inline Schedule header_of(const Schedule& s) {
   Schedule out;
   out.algorithm = s.algorithm;
-  out.collective = s.collective;
-  out.nranks = s.nranks;
-  out.helpers = s.helpers;
-  out.root = s.root;
-  out.size = s.size;
-  out.element_size = s.element_size;
+  out.header = s.header;
   out.steps = s.steps;
   out.phases = s.phases;
   out.dep_offsets.push_back(0);

@@ -27,6 +27,7 @@
 #include <string_view>
 
 #include "sim/schedule/schedule.hpp"
+#include "sim/units/enum_names.hpp"
 
 namespace collsim::sched {
 
@@ -38,6 +39,12 @@ class ScheduleFileError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+/// The file's names of the buffer kinds, in enum order (read back exactly).
+inline constexpr auto kBufferNames =
+    make_enum_names<Buffer>({{Buffer::Data, "data"}, {Buffer::Output, "output"}, {Buffer::Scratch, "scratch"}});
+/// The file's names of the combines: "reduce" adds into the receiver's chunk, "copy" overwrites it.
+inline constexpr auto kCombineNames = make_enum_names<Combine>({{Combine::Reduce, "reduce"}, {Combine::Copy, "copy"}});
 
 /// The file's name of a buffer kind: "data", "output", "scratch".
 [[nodiscard]] std::string_view buffer_name(Buffer buffer) noexcept;

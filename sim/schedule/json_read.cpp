@@ -52,9 +52,10 @@ FileOp read_op(const Reader& rd, const json& jop, OpId self, const Schedule& s, 
   FileOp f;
   Op& op = f.op;
   const Rank last_rank = s.total_ranks() - 1;
-  const std::string rank_what = s.helpers == 0
-                                    ? std::string("a rank")
-                                    : fmt::format("a rank ({} participants, then {} helpers)", s.nranks, s.helpers);
+  const std::string rank_what =
+      s.header.helpers == 0
+          ? std::string("a rank")
+          : fmt::format("a rank ({} participants, then {} helpers)", s.header.nranks, s.header.helpers);
   op.src = static_cast<Rank>(
       rd.uint_at(rd.member(jop, path, "src", "the sending rank"), path + "/src", 0, last_rank, rank_what));
   op.dst = static_cast<Rank>(
@@ -91,16 +92,13 @@ FileOp read_op(const Reader& rd, const json& jop, OpId self, const Schedule& s, 
     rd.fail(path, fmt::format("rank {} combines chunk {} with itself, expected a different rank or chunk", op.src,
                               op.src_chunk));
 
-  const json& combine = rd.member(jop, path, "combine", "\"reduce\" or \"copy\"");
-  if (combine == "reduce") {
-    op.combine = Combine::Reduce;
-  } else if (combine == "copy") {
-    op.combine = Combine::Copy;
-  } else {
+  const json& jcombine = rd.member(jop, path, "combine", kCombineNames.list(ListStyle::QuotedOr));
+  const auto combine = jcombine.is_string() ? kCombineNames.parse(jcombine.get_ref<const std::string&>()) : std::nullopt;
+  if (!combine)
     rd.fail(path + "/combine", fmt::format("found {}, expected \"reduce\" (add into the receiver's chunk) or \"copy\" "
                                            "(overwrite it)",
-                                           brief(combine)));
-  }
+                                           brief(jcombine)));
+  op.combine = *combine;
   const json& step = rd.member(jop, path, "step", "the logical step, from 1");
   if (step.is_number_unsigned() && step.get<std::uint64_t>() == 0)
     rd.fail(path + "/step", "found 0, expected a step of at least 1 (steps are 1-based)");
@@ -156,26 +154,27 @@ Schedule parse_schedule_json(std::string_view text, std::string_view where) {
   const auto collective = parse_collective(collective_text);
   if (!collective)
     rd.fail("/collective", fmt::format("found \"{}\", expected one of: {}", collective_text, collective_names_list()));
-  s.collective = *collective;
-  s.nranks = static_cast<Rank>(
+  s.header.collective = *collective;
+  s.header.nranks = static_cast<Rank>(
       rd.uint_at(rd.member(doc, "", "ranks", "the number of participants N"), "/ranks", 1, kU32, "a number of ranks"));
   if (const json* v = rd.optional(doc, "helpers"))
-    s.helpers = static_cast<Rank>(rd.uint_at(*v, "/helpers", 0, kU32 - s.nranks, "a number of helper ranks"));
+    s.header.helpers =
+        static_cast<Rank>(rd.uint_at(*v, "/helpers", 0, kU32 - s.header.nranks, "a number of helper ranks"));
   if (const json* v = rd.optional(doc, "root")) {
-    if (s.collective != Collective::Broadcast && s.collective != Collective::Reduce)
+    if (s.header.collective != Collective::Broadcast && s.header.collective != Collective::Reduce)
       rd.fail("/root", fmt::format("found a root, but {} has none; expected \"root\" only for broadcast and reduce",
-                                   collective_name(s.collective)));
-    s.root = static_cast<Rank>(rd.uint_at(*v, "/root", 0, s.nranks - 1, "a participant rank"));
+                                   collective_name(s.header.collective)));
+    s.header.root = static_cast<Rank>(rd.uint_at(*v, "/root", 0, s.header.nranks - 1, "a participant rank"));
   }
-  s.size = rd.uint_at(rd.member(doc, "", "size_bytes", "S in bytes, as nccl-tests counts it"), "/size_bytes", 0, kU64,
-                      "a size in bytes");
+  s.header.size = rd.uint_at(rd.member(doc, "", "size_bytes", "S in bytes, as nccl-tests counts it"), "/size_bytes", 0,
+                             kU64, "a size in bytes");
   if (const json* v = rd.optional(doc, "element_size_bytes")) {
-    s.element_size = rd.uint_at(*v, "/element_size_bytes", 1, kU64, "an element size in bytes");
-    if (s.size % s.element_size != 0)
+    s.header.element_size = rd.uint_at(*v, "/element_size_bytes", 1, kU64, "an element size in bytes");
+    if (s.header.size % s.header.element_size != 0)
       rd.fail("/element_size_bytes",
               fmt::format("found {}, which does not divide size_bytes {}; expected a divisor of it (or leave it out "
                           "for parts counted in bytes)",
-                          s.element_size, s.size));
+                          s.header.element_size, s.header.size));
   }
 
   if (const json* jchunks = rd.optional(doc, "chunks")) {
@@ -191,35 +190,30 @@ Schedule parse_schedule_json(std::string_view text, std::string_view where) {
       c.size = rd.uint_at(rd.member(jc, path, "size", "bytes"), path + "/size", 0, kU64 - c.offset,
                           "a size in bytes that keeps offset + size within 2^64 - 1");
       if (const json* b = rd.optional(jc, "buffer")) {
-        if (*b == "data") {
-          c.buffer = Buffer::Data;
-        } else if (*b == "output") {
-          c.buffer = Buffer::Output;
-        } else if (*b == "scratch") {
-          c.buffer = Buffer::Scratch;
-        } else {
-          rd.fail(path + "/buffer", fmt::format("found {}, expected \"data\", \"output\" or \"scratch\"", brief(*b)));
-        }
+        const auto buffer = b->is_string() ? kBufferNames.parse(b->get_ref<const std::string&>()) : std::nullopt;
+        if (!buffer)
+          rd.fail(path + "/buffer", fmt::format("found {}, expected {}", brief(*b), kBufferNames.list(ListStyle::QuotedOr)));
+        c.buffer = *buffer;
       }
-      if (c.buffer != Buffer::Scratch && c.offset + c.size > s.size)
+      if (c.buffer != Buffer::Scratch && c.offset + c.size > s.header.size)
         rd.fail(path + "/size", fmt::format("the chunk ends at byte {}, past size_bytes {}; expected {} chunks inside "
                                             "the buffer",
-                                            c.offset + c.size, s.size, buffer_name(c.buffer)));
+                                            c.offset + c.size, s.header.size, buffer_name(c.buffer)));
       if (const json* p = rd.optional(jc, "part"))
-        c.part = static_cast<Rank>(rd.uint_at(*p, path + "/part", 0, s.nranks - 1, "a participant rank"));
+        c.part = static_cast<Rank>(rd.uint_at(*p, path + "/part", 0, s.header.nranks - 1, "a participant rank"));
       s.chunks.push_back(c);
     }
   }
   // Checked before split_even, which would otherwise build a table of up to 2^32 chunks.
   const bool own_chunks = doc.contains("chunks");
-  const std::uint64_t nchunks = own_chunks ? s.chunks.size() : s.nranks;
+  const std::uint64_t nchunks = own_chunks ? s.chunks.size() : s.header.nranks;
   const std::uint64_t slots = std::uint64_t{s.total_ranks()} * nchunks;
   if (slots > ScheduleBuilder::kMaxSlots)
     rd.fail(own_chunks ? "/chunks" : "/ranks",
             fmt::format("{} ranks x {} chunks is {} buffer slots; expected at most {}, as this version materialises "
                         "schedules",
                         s.total_ranks(), nchunks, slots, ScheduleBuilder::kMaxSlots));
-  if (!own_chunks) s.chunks = split_even(s.size, s.nranks, s.element_size);
+  if (!own_chunks) s.chunks = split_even(s.header.size, s.header.nranks, s.header.element_size);
 
   std::vector<Phase> phases;
   if (const json* jphases = rd.optional(doc, "phases")) {
@@ -261,7 +255,7 @@ Schedule parse_schedule_json(std::string_view text, std::string_view where) {
 
   // The builder infers dependencies in file order; with explicit deps, they are the reference the
   // explicit ones must cover.
-  ScheduleBuilder builder(ScheduleHeader{s.collective, s.nranks, s.size, s.root, s.helpers, s.element_size}, s.chunks);
+  ScheduleBuilder builder(s.header, s.chunks);
   for (const FileOp& f : ops)
     (void)builder.send(f.op.src, f.op.src_chunk, f.op.dst, f.op.dst_chunk, f.op.combine, f.op.step, f.op.channel);
   for (Phase& p : phases) builder.add_phase(std::move(p.name), p.first_step, p.last_step);

@@ -16,7 +16,7 @@ namespace {
 // The dependencies ScheduleBuilder infers for `s`'s ops in their order (CSR, like Schedule).
 // Precondition: `s` is structurally valid (ranks, chunks and sizes in range).
 std::pair<std::vector<std::uint32_t>, std::vector<OpId>> inferred_deps(const Schedule& s) {
-  ScheduleBuilder b(ScheduleHeader{s.collective, s.nranks, s.size, s.root, s.helpers, s.element_size}, s.chunks);
+  ScheduleBuilder b(s.header, s.chunks);
   for (const Op& op : s.ops) b.send(op.src, op.src_chunk, op.dst, op.dst_chunk, op.combine, op.step, op.channel);
   Schedule built = std::move(b).build(s.algorithm);
   return {std::move(built.dep_offsets), std::move(built.deps)};
@@ -27,29 +27,25 @@ std::string json_string(std::string_view s) { return nlohmann::json(std::string(
 
 }  // namespace
 
-std::string_view buffer_name(Buffer b) noexcept {
-  switch (b) {
-    case Buffer::Data: return "data";
-    case Buffer::Output: return "output";
-    case Buffer::Scratch: return "scratch";
-  }
-  return "?";
-}
+static_assert(kBufferNames.dense() && kBufferNames.distinct());
+static_assert(kCombineNames.dense() && kCombineNames.distinct());
 
-std::string_view combine_name(Combine c) noexcept { return c == Combine::Reduce ? "reduce" : "copy"; }
+std::string_view buffer_name(Buffer b) noexcept { return kBufferNames.name(b); }
+
+std::string_view combine_name(Combine c) noexcept { return kCombineNames.name(c); }
 
 void write_schedule_json(const Schedule& s, std::ostream& out) {
   out << "{\n";
   out << fmt::format("  \"format\": {},\n", json_string(kScheduleFormat));
   out << fmt::format("  \"algorithm\": {},\n", json_string(s.algorithm));
-  out << fmt::format("  \"collective\": {},\n", json_string(collective_name(s.collective)));
-  out << fmt::format("  \"ranks\": {},\n", s.nranks);
-  if (s.helpers > 0) out << fmt::format("  \"helpers\": {},\n", s.helpers);
-  if (s.collective == Collective::Broadcast || s.collective == Collective::Reduce)
-    out << fmt::format("  \"root\": {},\n", s.root);
-  out << fmt::format("  \"size_bytes\": {},\n", s.size);
-  if (s.element_size != 1) out << fmt::format("  \"element_size_bytes\": {},\n", s.element_size);
-  if (s.chunks != split_even(s.size, s.nranks, s.element_size)) {
+  out << fmt::format("  \"collective\": {},\n", json_string(collective_name(s.header.collective)));
+  out << fmt::format("  \"ranks\": {},\n", s.header.nranks);
+  if (s.header.helpers > 0) out << fmt::format("  \"helpers\": {},\n", s.header.helpers);
+  if (s.header.collective == Collective::Broadcast || s.header.collective == Collective::Reduce)
+    out << fmt::format("  \"root\": {},\n", s.header.root);
+  out << fmt::format("  \"size_bytes\": {},\n", s.header.size);
+  if (s.header.element_size != 1) out << fmt::format("  \"element_size_bytes\": {},\n", s.header.element_size);
+  if (s.chunks != split_even(s.header.size, s.header.nranks, s.header.element_size)) {
     out << "  \"chunks\": [";
     for (std::size_t i = 0; i < s.chunks.size(); ++i) {
       const Chunk& c = s.chunks[i];

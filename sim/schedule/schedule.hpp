@@ -68,19 +68,27 @@ struct Phase {
   friend bool operator==(const Phase&, const Phase&) = default;
 };
 
+/// What a schedule is for: the collective, N participants, S, the root (broadcast, reduce), the
+/// number of helper ranks after the participants, and the unit S is cut in.
+struct ScheduleHeader {
+  Collective collective = Collective::AllReduce;
+  Rank nranks = 1;        ///< participants
+  Bytes size = 0;         ///< S, as nccl-tests defines it for the collective
+  Rank root = 0;          ///< broadcast and reduce
+  Rank helpers = 0;       ///< extra ranks after the participants (see Rank)
+  /// The unit the N parts of S are counted in (split_even): the element size of the data type it
+  /// was built for (4 for float32). A Schedule stores cut_unit(size, element_size): 1 when S is not
+  /// a multiple of it (or for bytes).
+  Bytes element_size = 1;
+  friend bool operator==(const ScheduleHeader&, const ScheduleHeader&) = default;
+};
+
 /// An immutable, validated schedule. Ops are in a topological order: every dependency of op i
 /// has an id below i. Built only through ScheduleBuilder (a schedule file with explicit
 /// dependencies then replaces them through set_deps, explicit_deps.hpp, once they are checked).
 struct Schedule {
   std::string algorithm;       ///< registry name of the algorithm that made it
-  Collective collective = Collective::AllReduce;
-  Rank nranks = 0;             ///< participants
-  Rank helpers = 0;            ///< extra ranks after the participants (see Rank)
-  Rank root = 0;               ///< broadcast and reduce
-  Bytes size = 0;              ///< S, as nccl-tests defines it for the collective
-  /// The unit the N parts of S are counted in (split_even): the element size of the data type
-  /// it was built for (4 for float32), or 1 when S is not a multiple of it (or for bytes).
-  Bytes element_size = 1;
+  ScheduleHeader header;       ///< collective, N, S, root, helpers, element size
   std::uint32_t steps = 0;     ///< the largest op step (0 when there are no ops)
   std::vector<Chunk> chunks;
   std::vector<Phase> phases;   ///< optional names of step ranges, ascending
@@ -96,7 +104,7 @@ struct Schedule {
     return std::span<const OpId>(deps).subspan(dep_offsets[id], dep_offsets[id + 1] - dep_offsets[id]);
   }
   /// Participants and helpers.
-  [[nodiscard]] Rank total_ranks() const noexcept { return nranks + helpers; }
+  [[nodiscard]] Rank total_ranks() const noexcept { return header.nranks + header.helpers; }
   /// The name of the phase that holds `step`, or "" when none does.
   [[nodiscard]] std::string_view phase_of(std::uint32_t step) const {
     for (const auto& p : phases)

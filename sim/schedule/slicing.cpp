@@ -19,7 +19,7 @@ std::uint32_t checked32(std::uint64_t n, const char* what) {
 
 Schedule slice_schedule(const Schedule& s, Bytes slice) {
   Schedule out = header_of(s);
-  if (slice % out.element_size != 0) out.element_size = 1;  // slices would split elements
+  if (slice % out.header.element_size != 0) out.header.element_size = 1;  // slices would split elements
 
   // Chunk c becomes chunks first_chunk[c] .. first_chunk[c] + pieces[c] - 1.
   std::vector<std::uint32_t> first_chunk(s.chunks.size()), pieces(s.chunks.size());

@@ -45,8 +45,8 @@ TEST_CASE("every algorithm computes its collective", "[conformance]") {
             INFO(info.name << " " << sched::collective_name(info.collective) << ", N = " << n << ", S = " << size
                            << ", root = " << root << ", hosts = " << (hosts.empty() ? 0 : hosts.back() + 1));
             const auto schedule = info.build(req);
-            CHECK(schedule.nranks == n);
-            CHECK(schedule.collective == info.collective);
+            CHECK(schedule.header.nranks == n);
+            CHECK(schedule.header.collective == info.collective);
             CHECK(schedule.algorithm == info.name);
             const auto problem = validation::verify_symbolic(schedule);
             CHECK(problem == std::nullopt);

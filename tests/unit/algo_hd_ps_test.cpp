@@ -268,7 +268,7 @@ TEST_CASE("ps with one rank server: a worker sends and receives S, the server re
       INFO("N = " << n << ", S = " << size);
       const auto s = algo::build_ps_allreduce(request(Collective::AllReduce, n, size));
       CHECK(s.steps == 2);
-      CHECK(s.helpers == 0);
+      CHECK(s.header.helpers == 0);
       const auto out = sent(s);
       const auto in = received(s);
       CHECK(in[0] == (n - 1) * size);
@@ -326,7 +326,7 @@ TEST_CASE("ps with external servers: K helper ranks, every participant sends and
       req.ps_external_server = true;
       INFO("N = " << n << ", K = " << k);
       const auto s = algo::build_ps_allreduce(req);
-      CHECK(s.helpers == k);
+      CHECK(s.header.helpers == k);
       CHECK(s.steps == 2);
       const auto out = sent(s);
       const auto in = received(s);

@@ -226,12 +226,12 @@ TEST_CASE("tree reduce and broadcast: ceil(log2 N)+C-1 steps at any root, busies
           INFO("N = " << n << ", root = " << root << ", S = " << s << ", chunk = " << chunk);
           const std::uint32_t steps = n > 1 ? levels(n) + pipeline_count(s, chunk) - 1 : 0;
           const auto red = algo::build_tree_reduce(request(sched::Collective::Reduce, n, s, chunk, root));
-          CHECK(red.root == root);
+          CHECK(red.header.root == root);
           CHECK(red.steps == steps);
           CHECK(max_sent(red) == (n > 1 ? s : 0));
           CHECK(sent_per_rank(red)[root] == 0);
           const auto bc = algo::build_tree_broadcast(request(sched::Collective::Broadcast, n, s, chunk, root));
-          CHECK(bc.root == root);
+          CHECK(bc.header.root == root);
           CHECK(bc.steps == steps);
           CHECK(max_sent(bc) == (n >= 4 ? 2 * s : n > 1 ? s : 0));
           CHECK(sent_per_rank(bc)[root] == (n > 1 ? s : 0));  // the btree's root has one child
@@ -383,7 +383,7 @@ TEST_CASE("parts of an S counted in bytes stay in bytes, even when a part is who
   Bytes largest = 0;
   for (const auto& op : s.ops) largest = std::max(largest, s.chunks[op.src_chunk].size);
   CHECK(largest == 37);
-  CHECK(s.element_size == 1);
+  CHECK(s.header.element_size == 1);
   // Both channels run C = 1352 chunks: 2D + C - 1 steps with D = 2 for N = 4.
   CHECK(s.steps == 2 * 2 + 1352 - 1);
 }

@@ -174,7 +174,7 @@ TEST_CASE("built-in entries: the typed fields agree with the help text and the o
       CHECK_THROWS_AS(info.build(request), algo::AlgorithmError);
       request.hosts = algo::equal_hosts(4, 2);
     }
-    CHECK(info.build(request).nranks == 4);
+    CHECK(info.build(request).header.nranks == 4);
   }
   const auto all = registry.all();
   CHECK(std::count_if(all.begin(), all.end(), [](const algo::AlgorithmInfo& i) { return i.needs_hosts; }) == 1);

@@ -220,12 +220,12 @@ TEST_CASE("schedules that are not schedules are reported, not crashed on", "[cpu
   CHECK(replay_on_cpu(far_rank).problem == "op 1: rank 1 -> 5 is out of range (ranks 0..1)");
 
   auto wrong_size = good;
-  wrong_size.size = 12;
+  wrong_size.header.size = 12;
   CHECK_THAT(replay_on_cpu(wrong_size).problem, Catch::StartsWith("the chunk table does not fit allreduce"));
 
   auto reduce_into_nothing = good;
-  reduce_into_nothing.collective = Collective::Broadcast;  // rank 1 starts undefined
-  reduce_into_nothing.root = 0;
+  reduce_into_nothing.header.collective = Collective::Broadcast;  // rank 1 starts undefined
+  reduce_into_nothing.header.root = 0;
   CHECK(replay_on_cpu(reduce_into_nothing).problem ==
         "op 0 (step 1): reduces into chunk 0 of rank 1, which holds no defined data");
 }
@@ -319,7 +319,7 @@ TEST_CASE("helper ranks and scratch chunks: ps with an external server", "[cpu-r
   req.ps_external_server = true;
   req.ps_shards = 2;
   auto s = registry.find(Collective::AllReduce, "ps").build(req);
-  REQUIRE(s.helpers == 2);
+  REQUIRE(s.header.helpers == 2);
   for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max, ReduceOp::Prod})
     for (DType t : {DType::Float16, DType::Int32}) {
       const auto r = replay_on_cpu(s, {.dtype = t, .op = op});

@@ -27,7 +27,7 @@ topo::Topology star(std::string_view duplex = "full") {
 sim::Result run(const sched::Schedule& s, const topo::Topology& t) {
   net::FifoLinkModel model(t);
   const std::vector<topo::NodeId> gpus(t.gpus().begin(), t.gpus().end());
-  return sim::run(s, t, std::span(gpus).first(s.nranks), model);
+  return sim::run(s, t, std::span(gpus).first(s.header.nranks), model);
 }
 
 constexpr Time us(std::int64_t v) { return Time{v * 1'000'000}; }

@@ -36,7 +36,7 @@ const Time kLat{1'000'000};            // 1 us
 // checks that they agree on everything a run reports.
 void check_same_run(const sched::OpStream& stream, const sched::Schedule& schedule, const topo::Topology& topology,
                     std::string_view model) {
-  const std::vector<topo::NodeId> gpus(topology.gpus().begin(), topology.gpus().begin() + schedule.nranks);
+  const std::vector<topo::NodeId> gpus(topology.gpus().begin(), topology.gpus().begin() + schedule.header.nranks);
   const auto lazy_net = net::make_network_model(model, topology);
   const auto built_net = net::make_network_model(model, topology);
   Timings lazy, built;

@@ -111,7 +111,7 @@ TEST_CASE("parameter-server schedules with helper ranks and shards round-trip", 
   req.ps_shards = 2;
   req.ps_external_server = true;
   const sched::Schedule built = ps.build(req);
-  REQUIRE(built.helpers == 2);
+  REQUIRE(built.header.helpers == 2);
   const std::string text = to_json(built);
   CHECK(nlohmann::json::parse(text)["helpers"] == 2);
   CHECK(parse(text) == built);
@@ -150,7 +150,7 @@ TEST_CASE("the writer omits what the reader restores and keeps what it cannot", 
 TEST_CASE("a hand-written ring all-reduce loads with the dependencies of data flow", "[schedule][json]") {
   const sched::Schedule s = validation::parse_verified_schedule(ring3(), "ring3.json");
   CHECK(s.algorithm == "my-ring");
-  CHECK(s.nranks == 3);
+  CHECK(s.header.nranks == 3);
   CHECK(s.steps == 4);
   CHECK(s.chunks == sched::split_even(3000000, 3));
   REQUIRE(s.ops.size() == 12);

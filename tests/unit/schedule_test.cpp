@@ -77,6 +77,20 @@ TEST_CASE("builder infers read-after-write, write-after-write and write-after-re
   CHECK(s.algorithm == "test");
 }
 
+TEST_CASE("a built schedule holds the builder's header, its element size cut to the unit S is counted in",
+          "[schedule]") {
+  // S = 24 is six 4-byte elements: the element size stays 4.
+  const ScheduleHeader whole{Collective::Reduce, 3, 24, 2, 1, 4};
+  const Schedule a = ScheduleBuilder(whole, split_even(24, 3, 4)).build("test");
+  CHECK(a.header == whole);
+  CHECK(a.total_ranks() == 4);
+  // S = 10 is not a whole number of 4-byte elements: the parts are counted in bytes.
+  const ScheduleHeader bytes{Collective::AllGather, 2, 10, 0, 0, 4};
+  const Schedule b = ScheduleBuilder(bytes, split_even(10, 2, 4)).build("test");
+  CHECK(b.header.element_size == 1);
+  CHECK(b.header == ScheduleHeader{Collective::AllGather, 2, 10, 0, 0, 1});
+}
+
 TEST_CASE("builder rejects ops that cannot be", "[schedule]") {
   ScheduleBuilder b(Collective::AllReduce, 2, 5, split_even(5, 2));  // chunks of 3 and 2 bytes
   CHECK_THROWS_AS(b.send(0, 2, 0, Combine::Copy, 1), std::invalid_argument);      // no rank 2

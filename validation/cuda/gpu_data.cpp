@@ -33,7 +33,7 @@ void exact_values(const sched::Schedule& s, const validation::InputPattern& inpu
 template <class E>
 void upload_as(const sched::Schedule& s, validation::DType dtype, Replay& replay) {
   const sched::CollectiveSpec spec(s);
-  const validation::InputPattern input(dtype, validation::ReduceOp::Sum, s.nranks);
+  const validation::InputPattern input(dtype, validation::ReduceOp::Sum, s.header.nranks);
   const std::uint64_t esize = validation::dtype_size(dtype);
   // Hashing the inputs of 8 ranks of 1 GiB takes seconds, so ranks are filled in parallel; every
   // rank's values depend only on (rank, element), so the result does not depend on the threads.
@@ -71,13 +71,13 @@ template <class E>
 DataCheck check_as(const sched::Schedule& s, validation::DType dtype, const Replay& replay, std::uint64_t full_limit,
                    std::uint64_t sample) {
   const sched::CollectiveSpec spec(s);
-  const validation::InputPattern input(dtype, validation::ReduceOp::Sum, s.nranks);
+  const validation::InputPattern input(dtype, validation::ReduceOp::Sum, s.header.nranks);
   const std::uint64_t esize = validation::dtype_size(dtype);
   const bool floating = validation::is_floating(dtype);
   DataCheck out;
   std::vector<std::int64_t> exact;
   std::vector<typename E::Storage> got;
-  for (sched::Rank r = 0; r < s.nranks && !out.mismatch; ++r)
+  for (sched::Rank r = 0; r < s.header.nranks && !out.mismatch; ++r)
     for (sched::ChunkId c = 0; c < s.chunks.size() && !out.mismatch; ++c) {
       const auto want = spec.required(r, c);
       if (!want || want->empty()) continue;

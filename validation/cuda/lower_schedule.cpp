@@ -29,7 +29,7 @@ StreamPlan lower_schedule(const sched::Schedule& s, std::uint32_t ranks_per_gpu)
   if (ranks_per_gpu == 0) throw std::invalid_argument("ranks per GPU must be at least 1");
   StreamPlan plan;
   plan.ranks = s.total_ranks();
-  plan.participants = s.nranks;
+  plan.participants = s.header.nranks;
   plan.ranks_per_gpu = ranks_per_gpu;
   plan.devices = (plan.ranks + ranks_per_gpu - 1) / ranks_per_gpu;
   for (const auto& ch : s.chunks) {

@@ -1,50 +1,27 @@
 #include "tools/cli.hpp"
 
 #include <algorithm>
-#include <new>
 
 #include <fmt/format.h>
 
-#include "algorithms/registry.hpp"
-#include "reports/csv.hpp"
-#include "sim/schedule/json_io.hpp"
+#include "run/error_report.hpp"
 #include "tools/commands.hpp"
 #include "tools/options.hpp"
-#include "topologies/topology.hpp"
 
 namespace collsim::cli {
 namespace {
 
-// Length of the valid UTF-8 sequence at s[i], or 0 when it is not one.
-std::size_t utf8_length(std::string_view s, std::size_t i) {
-  const auto b = static_cast<unsigned char>(s[i]);
-  const std::size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k)
-    if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return 0;
-  return n;
-}
-
-// Messages quote what the user typed; escape control characters and broken UTF-8 so that an
-// error stays one readable line.
-std::string one_line(std::string_view msg) {
-  std::string out;
-  for (std::size_t i = 0; i < msg.size();) {
-    const auto b = static_cast<unsigned char>(msg[i]);
-    const std::size_t n = utf8_length(msg, i);
-    if (n == 0 || b < 0x20 || b == 0x7f) {
-      out += b == '\n' ? std::string("\\n") : b == '\t' ? std::string("\\t") : fmt::format("\\x{:02x}", b);
-      ++i;
-    } else {
-      out.append(msg.substr(i, n));
-      i += n;
-    }
+// The exit code of an error of `kind` (cli.hpp).
+int exit_code(run::ErrorKind kind) {
+  switch (kind) {
+    case run::ErrorKind::Output: return kExitOutput;
+    case run::ErrorKind::Internal: return kExitInternal;
+    default: return kExitBadInput;
   }
-  return out;
 }
 
 int fail(std::ostream& err, int code, std::string_view msg) {
-  err << "collsim: error: " << one_line(msg) << "\n";
+  err << "collsim: error: " << run::one_line(msg) << "\n";
   return code;
 }
 
@@ -126,28 +103,12 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     return fail(err, kExitBadInput, fmt::format("expected a subcommand: {}", subcommands));
   } catch (const UsageError& e) {
     return fail(err, kExitBadInput, e.what());
-  } catch (const run::RequestError& e) {
-    return fail(err, kExitBadInput, e.rendered(flag_spelling));
   } catch (const NoGpuError& e) {
     return fail(err, kExitNoGpu, e.what());
-  } catch (const OutputError& e) {
-    return fail(err, kExitOutput, e.rendered(flag_spelling));
-  } catch (const sched::ScheduleFileError& e) {
-    return fail(err, kExitBadInput, e.what());
-  } catch (const reports::CsvError& e) {
-    return fail(err, kExitBadInput, e.what());
-  } catch (const UnitError& e) {
-    return fail(err, kExitBadInput, e.what());
-  } catch (const topo::TopologyError& e) {
-    return fail(err, kExitBadInput, e.what());
-  } catch (const algo::AlgorithmError& e) {
-    return fail(err, kExitBadInput, fmt::format("--algorithm: {}", e.what()));
-  } catch (const std::length_error& e) {
-    return fail(err, kExitBadInput, e.what());
-  } catch (const std::bad_alloc&) {
-    return fail(err, kExitBadInput, "out of memory: the schedule is too large for this machine; use fewer ranks");
-  } catch (const std::exception& e) {
-    return fail(err, kExitInternal, fmt::format("internal error (a bug in collsim, please report it): {}", e.what()));
+  } catch (const std::exception&) {
+    // The library layer's errors read the same in every front end (run/error_report.hpp).
+    const run::ErrorReport report = run::report_error(std::current_exception(), flag_spelling);
+    return fail(err, exit_code(report.kind), report.message);
   }
 }
 

@@ -1,7 +1,7 @@
 // collsim algorithms: every algorithm, the collectives it builds, its steps and traffic as formulas.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include "run/algorithm_list.hpp"
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
 
@@ -20,16 +20,7 @@ int run_algorithms(const AlgorithmsOptions& o, std::ostream& out) {
     throw UsageError(fmt::format("--format: found \"{}\", expected table or json", o.format));
   const auto registry = algo::builtin_registry();
   if (o.format == "json") {
-    nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (const auto& a : registry.all())
-      list.push_back({{"algorithm", a.name},
-                      {"collective", sched::collective_name(a.collective)},
-                      {"steps", a.steps},
-                      {"bytes_sent_per_rank_max", a.bytes_per_rank},
-                      {"options", a.options},
-                      {"closed_form", a.closed_form},
-                      {"description", a.description}});
-    out << list.dump(2) << "\n";
+    out << run::algorithms_json(registry);
     return kExitOk;
   }
   out << "N ranks, S bytes (nccl-tests size), C pipeline chunks; every algorithm supports every N >= 1 and S >= 0,\n"

@@ -2,7 +2,6 @@
 // schedule file; optionally save the schedule as JSON.
 #include <algorithm>
 #include <array>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -16,8 +15,8 @@
 #include "sim/schedule/json_io.hpp"
 #include "sim/summary.hpp"
 #include "run/atomic_file.hpp"
-#include "run/parse.hpp"
 #include "run/simulate.hpp"
+#include "run/text_request.hpp"
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
 #include "tools/fidelity_options.hpp"
@@ -44,33 +43,34 @@ void check_trace_size(const SimulateOptions& o, const run::Plan& plan) {
                                plan.schedule.ops.size(), (plan.schedule.ops.size() * 8192) >> 30, kMaxTraceOps));
 }
 
-// The flags as a request, parsed in the order the checks have always run: what to build first,
-// then the topology.
+// The flags as a request (run::simulation_request), the ops materialised for what reads them.
 run::SimulationRequest request_of(const SimulateOptions& o, const std::optional<validation::ReplayOptions>& replay) {
-  run::SimulationRequest r;
-  r.schedule = o.schedule;
-  if (o.schedule.empty()) {
-    // Checked here rather than by CLI11, so that a mistyped flag (--siz) is reported as such first.
-    if (o.size.empty()) throw UsageError("--size: missing; give the message size, e.g. --size 1G");
-    r.size = run::parse_size(run::Field::Size, o.size);
-    r.collective = o.algorithm.collective_kind();
-    r.algorithm = o.algorithm.algorithm;
-  } else {
+  if (!o.schedule.empty()) {
     for (const char* flag : kBuildFlags)
       if (o.was_given(flag))
         throw UsageError(fmt::format("{}: not allowed with --schedule, which takes the collective, algorithm, ranks "
                                      "and size from the file",
                                      flag));
+  } else if (o.size.empty()) {
+    // Checked here rather than by CLI11, so that a mistyped flag (--siz) is reported as such first.
+    throw UsageError("--size: missing; give the message size, e.g. --size 1G");
   }
-  r.options = o.algorithm.options();
-  r.dtype = o.verify.dtype.empty() ? validation::DType::Float32 : run::parse_dtype(o.verify.dtype);
-  r.model = o.fidelity.model_options();
-  r.topology = o.topology.spec_of();
-  if (!o.ranks.empty()) r.ranks = parse_count("--ranks", o.ranks, 1, std::numeric_limits<std::uint32_t>::max());
-  r.network = o.network;
+  run::SimulateText text;
+  text.topology = o.topology.text();
+  text.collective = o.algorithm.collective;
+  text.algorithm = o.algorithm.algorithm;
+  text.size = o.size;
+  text.ranks = o.ranks;
+  text.dtype = o.verify.dtype;
+  text.network = o.network;
+  text.options = o.algorithm.text();
+  text.model = o.fidelity.text();
+  text.verify = o.verify.verify;
+  text.op = o.verify.op;
+  text.schedule = o.schedule;
+  run::SimulationRequest r = run::simulation_request(text);
   r.verify = replay;
-  // The ops are materialised only for what reads them; otherwise they are generated as they run.
-  r.ops = replay || !o.save_schedule.empty() || !o.trace.empty() ? run::Ops::Materialised : run::Ops::OnDemand;
+  if (!o.save_schedule.empty() || !o.trace.empty()) r.ops = run::Ops::Materialised;
   return r;
 }
 

@@ -1,8 +1,6 @@
 #include "tools/fidelity_options.hpp"
 
-#include <limits>
-
-#include "run/parse.hpp"
+#include "run/text_request.hpp"
 #include "tools/option_table.hpp"
 
 namespace collsim::cli {
@@ -16,16 +14,8 @@ void FidelityOptions::add_to(CLI::App& cmd, bool with_model) {
   if (with_model) add_shared(cmd, run::Field::Model, model);
 }
 
-run::ModelOptions FidelityOptions::model_options() const {
-  run::ModelOptions m;
-  if (!model.empty()) m.formula = run::parse_formula(model);  // flag errors first, as before the layer
-  if (!protocol.empty()) m.protocol = run::parse_protocol(protocol);
-  if (!channels.empty()) m.channels = run::parse_count(run::Field::Channels, channels, 1, 64);
-  if (!slice.empty()) m.slice = run::parse_size(run::Field::Slice, slice);
-  m.params = params;
-  if (!max_ops.empty())
-    m.max_ops = run::parse_count(run::Field::MaxOps, max_ops, 1, std::numeric_limits<std::uint32_t>::max());
-  return m;
-}
+run::ModelText FidelityOptions::text() const { return {protocol, channels, slice, params, model, max_ops}; }
+
+run::ModelOptions FidelityOptions::model_options() const { return run::model_options(text()); }
 
 }  // namespace collsim::cli

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "run/request.hpp"
+#include "run/text_request.hpp"
 
 namespace collsim::cli {
 
@@ -20,6 +21,8 @@ struct FidelityOptions {
 
   /// Registers the flags on `cmd`; --model only when `with_model`.
   void add_to(CLI::App& cmd, bool with_model = true);
+  /// The flags as text (run/text_request.hpp).
+  [[nodiscard]] run::ModelText text() const;
   /// The flags as typed model options; throws run::RequestError naming the flag whose value does
   /// not parse (e.g. --protocol fast, --channels 0).
   [[nodiscard]] run::ModelOptions model_options() const;

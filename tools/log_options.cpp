@@ -1,10 +1,8 @@
 #include "tools/log_options.hpp"
 
-#include <limits>
-
 #include <fmt/format.h>
 
-#include "run/parse.hpp"
+#include "run/text_request.hpp"
 #include "tools/cli.hpp"
 #include "tools/option_table.hpp"
 #include "tools/options.hpp"
@@ -35,15 +33,8 @@ run::LogRequest log_request(const CompareOptions& o) {
   if (!o.topology_flag.empty() && !o.topology.spec.empty())
     throw UsageError(fmt::format("--topology: found \"{}\" and the topology \"{}\"; expected one of them",
                                  o.topology_flag, o.topology.spec));
-  run::LogRequest r;
-  r.log = o.log;
-  r.topology = log_topology(o).spec_of();
-  r.algorithm = o.algorithm;
-  if (!o.ranks.empty()) r.ranks = parse_count("--ranks", o.ranks, 1, std::numeric_limits<std::uint32_t>::max());
-  if (!o.collective.empty()) r.collective = run::parse_log_collective(o.collective);
-  r.network = o.network;
-  r.model = o.fidelity.model_options();
-  return r;
+  return run::log_request(
+      {o.log, log_topology(o).text(), o.algorithm, o.ranks, o.collective, o.network, o.fidelity.text()});
 }
 
 }  // namespace collsim::cli

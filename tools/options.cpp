@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <limits>
 
 #include <fmt/format.h>
 
@@ -53,18 +52,11 @@ void TopologyOptions::default_notice(std::ostream& err) const {
                        kDefaultTopology);
 }
 
-run::TopologySpec TopologyOptions::spec_of() const {
-  run::TopologySpec t;
-  t.name = spec;
-  if (!gpus.empty()) t.gpus = run::parse_count(run::Field::Gpus, gpus, 1, 1u << 20);
-  if (!fabric.empty()) t.fabric = run::parse_fabric(fabric);
-  if (!link_bandwidth.empty()) t.link_bandwidth = run::parse_bandwidth(run::Field::LinkBandwidth, link_bandwidth);
-  if (!link_latency.empty()) t.link_latency = run::parse_latency(run::Field::LinkLatency, link_latency);
-  if (!nodes.empty()) t.nodes = run::parse_count(run::Field::Nodes, nodes, 1, 1u << 20);
-  if (!net_bandwidth.empty()) t.net_bandwidth = run::parse_bandwidth(run::Field::NetBandwidth, net_bandwidth);
-  if (!net_latency.empty()) t.net_latency = run::parse_latency(run::Field::NetLatency, net_latency);
-  return t;
+run::TopologyText TopologyOptions::text() const {
+  return {spec, gpus, fabric, link_bandwidth, link_latency, nodes, net_bandwidth, net_latency};
 }
+
+run::TopologySpec TopologyOptions::spec_of() const { return run::topology_spec(text()); }
 
 topo::Topology TopologyOptions::load() const { return run::load_topology(spec_of()); }
 
@@ -85,15 +77,9 @@ sched::Collective AlgorithmOptions::collective_kind() const {
   return run::parse_collective(run::Field::Collective, collective);
 }
 
-run::AlgorithmOptions AlgorithmOptions::options() const {
-  run::AlgorithmOptions o;
-  if (!root.empty()) o.root = run::parse_count(run::Field::Root, root, 0, std::numeric_limits<std::uint32_t>::max());
-  if (!chunk_size.empty()) o.chunk_size = run::parse_size(run::Field::ChunkSize, chunk_size);
-  if (!ps_shards.empty())
-    o.ps_shards = run::parse_count(run::Field::PsShards, ps_shards, 1, std::numeric_limits<std::uint32_t>::max());
-  if (!ps_node.empty()) o.ps_node = run::parse_node_list(run::Field::PsNode, ps_node);
-  return o;
-}
+run::AlgorithmText AlgorithmOptions::text() const { return {root, chunk_size, ps_shards, ps_node}; }
+
+run::AlgorithmOptions AlgorithmOptions::options() const { return run::algorithm_options(text()); }
 
 Bytes parse_size_flag(std::string_view flag, std::string_view text) {
   try {

@@ -15,6 +15,7 @@
 #include "run/errors.hpp"
 #include "run/option_names.hpp"
 #include "run/request.hpp"
+#include "run/text_request.hpp"
 #include "topologies/topology.hpp"
 
 namespace collsim::cli {
@@ -42,6 +43,8 @@ struct TopologyOptions {
   void add_generator_to(CLI::App& cmd);
   /// True when neither TOPOLOGY nor a generator flag was given.
   [[nodiscard]] bool empty() const;
+  /// The flags as text (run/text_request.hpp).
+  [[nodiscard]] run::TopologyText text() const;
   /// The flags as a typed request field (run::TopologySpec); throws run::RequestError for a value
   /// that does not parse.
   [[nodiscard]] run::TopologySpec spec_of() const;
@@ -68,6 +71,8 @@ struct AlgorithmOptions {
   void add_options_to(CLI::App& cmd);
   /// The --collective value; throws run::RequestError listing the valid names.
   [[nodiscard]] sched::Collective collective_kind() const;
+  /// --root, --chunk-size, --ps-shards and --ps-node as text (run/text_request.hpp).
+  [[nodiscard]] run::AlgorithmText text() const;
   /// --root, --chunk-size, --ps-shards and --ps-node as typed options (run::AlgorithmOptions);
   /// throws run::RequestError for a value that does not parse. The layer checks the rest (a root
   /// below N, an option the algorithm uses: run/plan.hpp).

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "run/text_request.hpp"
 #include "tools/cli.hpp"
 #include "tools/option_table.hpp"
 #include "tools/options.hpp"
@@ -31,18 +32,7 @@ validation::DType parsed_dtype(const std::string& text) {
 Bytes VerifyOptions::element_size() const { return validation::dtype_size(parsed_dtype(dtype)); }
 
 std::optional<validation::ReplayOptions> VerifyOptions::replay_options() const {
-  validation::ReplayOptions r;
-  r.dtype = parsed_dtype(dtype);
-  if (!op.empty()) {
-    const auto o = validation::parse_reduce_op(op);
-    if (!o) throw UsageError(fmt::format("--op: found \"{}\", expected one of: {}", op, validation::reduce_op_names_list()));
-    r.op = *o;
-  }
-  if (!verify) {
-    if (!op.empty()) throw UsageError("--op: only used with --verify; add --verify");
-    return std::nullopt;
-  }
-  return r;
+  return run::replay_options(verify, dtype, op);
 }
 
 }  // namespace collsim::cli

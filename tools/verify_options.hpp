@@ -18,8 +18,8 @@ struct VerifyOptions {
 
   /// Registers --verify, --dtype and --op on `cmd`.
   void add_to(CLI::App& cmd);
-  /// The replay to run, or nullopt without --verify. Throws UsageError for an unknown --dtype or
-  /// --op, or for --op without --verify.
+  /// The replay to run, or nullopt without --verify (run::replay_options). Throws
+  /// run::RequestError for an unknown --dtype or --op, or for --op without --verify.
   [[nodiscard]] std::optional<validation::ReplayOptions> replay_options() const;
   /// Bytes per element of --dtype (4 for the default float32), which algorithms cut buffers in
   /// (algo::Request::element_size). Throws UsageError for an unknown --dtype.

@@ -1,0 +1,98 @@
+"""collsim.simulate(): expected times from the alpha-beta closed form, and the same document as
+`collsim simulate --format json`."""
+
+import threading
+
+import pytest
+
+import collsim
+from conftest import cli_json
+
+# Ring all-reduce on a generated switch fabric (25 GB/s, 1 us links, no protocol: the ideal
+# alpha-beta model) takes 2(N-1)(a + P/B): a GPU-to-GPU route crosses two links, so a = 2 us;
+# P = S/N. N = 4, S = 4 MiB: P = 1048576 B, P/B = 1048576 / 25e9 s = 41.94304 us, so
+# t = 6 x (2 + 41.94304) us = 263.65824 us = 263658240 ps.
+SWITCH4 = dict(gpus=4, fabric="switch", size="4M")
+
+
+def test_ring_allreduce_on_a_switch_is_the_closed_form():
+    r = collsim.simulate(**SWITCH4)
+    assert r.protocol == "none"
+    assert r.ranks == 4
+    assert r.size_bytes == 4194304
+    assert r.steps == 6                                   # 2(N-1)
+    assert r.time_ps == 263658240
+    assert r.time_us == 263.65824
+    assert r.bytes_sent_per_rank_max == 6291456           # 2(N-1)/N x S
+    assert r.topology == "switch-4gpu"
+
+
+def test_keyword_values_as_int_or_str_are_parsed_alike():
+    # 50 GB/s halves P/B: 6 x (2 + 20.97152) us = 137.82912 us; 500 ns links: 6 x (1 + 41.94304).
+    assert collsim.simulate(gpus=4, fabric="switch", size=4194304, link_bandwidth="50GB/s").time_ps == 137829120
+    assert collsim.simulate(gpus="4", fabric="switch", size="4MiB", link_latency="500ns").time_ps == 257658240
+
+
+def test_time_us_is_the_programs():
+    # The check of issue 15: the same time_us as `collsim simulate dgx-a100 --size 1G --format json`.
+    assert collsim.simulate(topology="dgx-a100", size="1G").time_us == cli_json(
+        "simulate", "dgx-a100", "--size", "1G", "--format", "json")["time_us"]
+
+
+def test_the_whole_document_is_the_programs():
+    args = ["--gpus", "8", "--fabric", "ring", "--size", "1M", "--algorithm", "tree", "--chunk-size", "64K",
+            "--protocol", "ll128", "--channels", "2", "--format", "json"]
+    r = collsim.simulate(gpus=8, fabric="ring", size="1M", algorithm="tree", chunk_size="64K", protocol="ll128",
+                         channels=2)
+    assert r.to_dict() == cli_json("simulate", *args)
+    verified = collsim.simulate("dgx-a100", size=4096, collective="reducescatter", verify=True, op="max")
+    assert verified.verified is True
+    assert verified.to_dict() == cli_json("simulate", "dgx-a100", "--size", "4096", "--collective", "reducescatter",
+                                          "--verify", "--op", "max", "--format", "json")
+
+
+def test_result_reads_as_attributes_items_and_a_dict():
+    r = collsim.simulate(**SWITCH4)
+    d = r.to_dict()
+    assert list(r.keys()) == list(d) and d["time_ps"] == r["time_ps"] == r.time_ps
+    assert "per_rank" in r and len(r.per_rank) == 4 and r.per_rank[0]["rank"] == 0
+    assert "time_us" in dir(r)
+    assert repr(r).startswith("Result(collective='allreduce', algorithm='ring', topology='switch-4gpu', ranks=4")
+    d["time_ps"] = 0  # a copy
+    assert r.time_ps == 263658240
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        r.nope
+    with pytest.raises(AttributeError):
+        r.time_ps = 1
+
+
+def test_unknown_keywords_and_wrong_types_raise_type_error():
+    with pytest.raises(TypeError, match=r"simulate\(\) got an unexpected keyword argument 'sise'"):
+        collsim.simulate(sise="1G")
+    with pytest.raises(TypeError, match=r"simulate\(\) got an unexpected keyword argument 'sizes'"):
+        collsim.simulate(sizes=["1G"])  # a sweep's keyword
+    with pytest.raises(TypeError, match=r"simulate\(\): size must be an int or a str, not float"):
+        collsim.simulate(size=1e9)
+    with pytest.raises(TypeError, match=r"simulate\(\): channels must be an int or a str, not bool"):
+        collsim.simulate(size="1G", channels=True)
+    with pytest.raises(TypeError, match=r"simulate\(\): verify must be a bool, not int"):
+        collsim.simulate(size="1G", verify=1)
+
+
+def test_none_is_not_given():
+    assert collsim.simulate(**SWITCH4, channels=None, algorithm=None).time_ps == 263658240
+
+
+def test_the_gil_is_released_while_it_runs():
+    # Ring all-reduce on 1024 GPUs: about 4 million events, a quarter of a second or more. While
+    # it runs in another thread this one keeps counting; holding the GIL would stop it.
+    started = threading.Event()
+    worker = threading.Thread(target=lambda: (started.set(), collsim._collsim.simulate(
+        None, {"gpus": 1024, "fabric": "switch", "size": "1G"})))
+    worker.start()
+    started.wait()
+    counted = 0
+    while worker.is_alive():
+        counted += 1
+    worker.join()
+    assert counted > 10000

@@ -1,0 +1,74 @@
+"""collsim.sweep(): a pandas DataFrame of `collsim sweep`'s CSV, with times from the closed form."""
+
+import io
+import subprocess
+import sys
+
+import pytest
+
+import collsim
+from conftest import run_cli
+
+pandas = pytest.importorskip("pandas")
+
+
+def cli_frame(*args):
+    return pandas.read_csv(io.StringIO(run_cli("sweep", *args).stdout))
+
+
+def test_the_frame_is_the_programs_csv():
+    df = collsim.sweep(gpus=[2, 4, 8], fabric="switch", sizes=[8, 4096], algorithms=["ring", "tree"])
+    expected = cli_frame("--gpus", "2,4,8", "--fabric", "switch", "--sizes", "8,4096", "--algorithms", "ring,tree")
+    pandas.testing.assert_frame_equal(df, expected)
+    header = run_cli("sweep", "--gpus", "2", "--fabric", "switch", "--sizes", "8").stdout.splitlines()[0]
+    assert list(df.columns) == header.split(",")
+    assert len(df) == 3 * 2 * 2
+
+
+def test_ring_rows_are_the_closed_form():
+    # 2(N-1)(a + P/B) with a = 2 us (two links through the switch), B = 25 GB/s, P = 4096/N bytes:
+    # N = 2: 2 x (2 + 0.08192) = 4.16384 us; N = 4: 6 x (2 + 0.04096) = 12.24576 us;
+    # N = 8: 14 x (2 + 0.02048) = 28.28672 us.
+    df = collsim.sweep(gpus=[2, 4, 8], fabric="switch", sizes=[4096])
+    assert list(df["ranks"]) == [2, 4, 8]
+    assert list(df["time_ps"]) == [4163840, 12245760, 28286720]
+    assert list(df["fabric"]) == ["switch"] * 3
+
+
+def test_a_size_range_and_lists_as_text_or_values():
+    df = collsim.sweep(gpus="2..8", fabric="ring", minbytes=8, maxbytes="64", stepfactor=2, jobs=1)
+    pandas.testing.assert_frame_equal(df, cli_frame("--gpus", "2..8", "--fabric", "ring", "-b", "8", "-e", "64",
+                                                    "-f", "2", "-j", "1"))
+    assert list(df["size_bytes"].unique()) == [8, 16, 32, 64]
+
+
+def test_topologies_as_names_and_objects():
+    t = collsim.topology(gpus=4, fabric="switch")
+    df = collsim.sweep(["dgx-a100", t], sizes=["1M"], ranks=[2, 4])
+    assert list(df["topology"]) == ["dgx-a100", "dgx-a100", "switch-4gpu", "switch-4gpu"]
+    assert df["fabric"].isna().tolist() == [True, True, False, False]
+    assert list(df["fabric"][2:]) == ["switch", "switch"]
+    one = collsim.sweep(topology=t, sizes=["1M"])
+    pandas.testing.assert_frame_equal(one, cli_frame("--gpus", "4", "--fabric", "switch", "--sizes", "1M"))
+
+
+def test_skipped_rows_are_warnings():
+    with pytest.warns(collsim.CollsimWarning, match="skipped 1 row"):
+        df = collsim.sweep(gpus=[8], fabric="switch", sizes=[4096], algorithms=["ring", "hierarchical"])
+    assert list(df["algorithm"]) == ["ring"]
+
+
+def test_unknown_keywords_raise_type_error():
+    with pytest.raises(TypeError, match=r"sweep\(\) got an unexpected keyword argument 'size'"):
+        collsim.sweep(size="1G")
+    with pytest.raises(TypeError, match="both 'topology' and 'topologies'"):
+        collsim.sweep(["dgx-a100"], topology="dgx-a100", sizes=[8])
+
+
+def test_import_works_without_pandas():
+    code = ("import sys; sys.modules['pandas'] = None\n"
+            "import collsim\n"
+            "print(collsim.simulate(gpus=4, fabric='switch', size='4M').time_ps)\n"
+            "try:\n    collsim.sweep(sizes=[8])\nexcept ImportError:\n    print('no pandas')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["263658240", "no", "pandas"]

@@ -13,8 +13,9 @@ case "${1:-}" in
   *) echo "usage: tools/setup.sh [--fuzz]" >&2; exit 2 ;;
 esac
 
+# pybind11-dev and python3-dev build the Python module (python/); python3-pandas and python3-pytest run its tests.
 packages=(g++ make cmake libboost-graph-dev nlohmann-json3-dev libcli11-dev catch2 libfmt-dev libbenchmark-dev
-          gnuplot-nox)
+          gnuplot-nox pybind11-dev python3-dev python3-pandas python3-pytest)
 # Debian 12's clang is clang 14; libFuzzer and the sanitizer runtimes are its libclang-rt-14-dev.
 if ((fuzz)); then packages+=(clang libclang-rt-14-dev); fi
 missing=()

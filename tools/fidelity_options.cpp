@@ -14,8 +14,6 @@ void FidelityOptions::add_to(CLI::App& cmd, bool with_model) {
   if (with_model) add_shared(cmd, run::Field::Model, model);
 }
 
-run::ModelText FidelityOptions::text() const { return {protocol, channels, slice, params, model, max_ops}; }
-
 run::ModelOptions FidelityOptions::model_options() const { return run::model_options(text()); }
 
 }  // namespace collsim::cli

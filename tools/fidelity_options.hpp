@@ -11,18 +11,12 @@
 
 namespace collsim::cli {
 
-struct FidelityOptions {
-  std::string protocol;
-  std::string channels;
-  std::string slice;
-  std::string params;
-  std::string model;
-  std::string max_ops;
-
+/// The flags' values are the layer's model text (run::ModelText), bound to CLI11 here.
+struct FidelityOptions : run::ModelText {
   /// Registers the flags on `cmd`; --model only when `with_model`.
   void add_to(CLI::App& cmd, bool with_model = true);
   /// The flags as text (run/text_request.hpp).
-  [[nodiscard]] run::ModelText text() const;
+  [[nodiscard]] const run::ModelText& text() const { return *this; }
   /// The flags as typed model options; throws run::RequestError naming the flag whose value does
   /// not parse (e.g. --protocol fast, --channels 0).
   [[nodiscard]] run::ModelOptions model_options() const;

@@ -77,7 +77,7 @@ sched::Collective AlgorithmOptions::collective_kind() const {
   return run::parse_collective(run::Field::Collective, collective);
 }
 
-run::AlgorithmText AlgorithmOptions::text() const { return {root, chunk_size, ps_shards, ps_node}; }
+const run::AlgorithmText& AlgorithmOptions::text() const { return *this; }
 
 run::AlgorithmOptions AlgorithmOptions::options() const { return run::algorithm_options(text()); }
 

@@ -57,13 +57,10 @@ struct TopologyOptions {
 };
 
 /// The collective and algorithm flags shared by simulate and explain.
-struct AlgorithmOptions {
+/// --root, --chunk-size, --ps-shards and --ps-node are the layer's text (run::AlgorithmText).
+struct AlgorithmOptions : run::AlgorithmText {
   std::string collective = "allreduce";
   std::string algorithm = "ring";
-  std::string root;
-  std::string chunk_size;
-  std::string ps_shards;
-  std::string ps_node;
 
   /// Registers --collective, --algorithm, --root, --chunk-size, --ps-shards, --ps-node on `cmd`.
   void add_to(CLI::App& cmd);
@@ -72,7 +69,7 @@ struct AlgorithmOptions {
   /// The --collective value; throws run::RequestError listing the valid names.
   [[nodiscard]] sched::Collective collective_kind() const;
   /// --root, --chunk-size, --ps-shards and --ps-node as text (run/text_request.hpp).
-  [[nodiscard]] run::AlgorithmText text() const;
+  [[nodiscard]] const run::AlgorithmText& text() const;
   /// --root, --chunk-size, --ps-shards and --ps-node as typed options (run::AlgorithmOptions);
   /// throws run::RequestError for a value that does not parse. The layer checks the rest (a root
   /// below N, an option the algorithm uses: run/plan.hpp).

@@ -9,6 +9,7 @@
 #include "reports/error_bands.hpp"
 #include "run/errors.hpp"
 #include "run/parse.hpp"
+#include "sim/network/network_model.hpp"
 
 namespace collsim::run {
 namespace {
@@ -79,6 +80,9 @@ SimulationRequest row_request(const LogRequest& o, sched::Collective c, std::uin
   s.collective = c;
   s.size = row.size;
   s.ranks = ranks;
+  // A row needs only its time (and the rates from it): identical channels run once, as copies,
+  // where the network model times copies as the channels would run (Ops::TimesOnly).
+  s.ops = net::network_folds_copies(o.network) ? Ops::TimesOnly : Ops::OnDemand;
   // nccl-tests prints root -1 where it does not apply and redop "none" for the collectives that do
   // not reduce (src/common.cu); a row that says otherwise belongs to another collective.
   const bool rooted = c == sched::Collective::Broadcast || c == sched::Collective::Reduce;

@@ -51,6 +51,8 @@ std::string test_program(const LogRun& run);
 
 /// Predicts `row` of `run` with the request's algorithm and network and the model options `model`
 /// (the request's, or calibrate's trial values in `model.fitted`). Throws as prepare() does.
+/// The run folds identical channels where the network model allows (Ops::TimesOnly): every time,
+/// rate and byte count of the summary is the full run's, its `events` the folded run's.
 [[nodiscard]] sim::Summary predict_row(const LogRun& run, const LogRequest& request, const ModelOptions& model,
                                        const validation::NcclRow& row,
                                        const algo::AlgorithmRegistry& registry = builtin_algorithms());

@@ -133,11 +133,25 @@ algo::AlphaBeta fabric_alpha_beta(const topo::Topology& topology, std::span<cons
 // the pipeline: a step pays at most one chunk or slice time more, e.g. 14 x 64 MiB slices at a
 // channel's ~12.5 GB/s = 75 ms, under 1 % of 1 TiB on dgx-a100 at the default budget.
 
-// Ops of `schedule` once every chunk is cut into slices of `slice` bytes (sched::slice_schedule).
-std::uint64_t sliced_op_count(const sched::Schedule& schedule, Bytes slice) {
+// How many ops `op` stands for: its channel's copies (Plan::channel_copies), 1 without folding.
+std::uint64_t copies_of(const sched::Op& op, std::span<const std::uint32_t> copies) {
+  return copies.empty() ? 1 : copies[op.channel];
+}
+
+// Ops of `schedule` once every chunk is cut into slices of `slice` bytes (sched::slice_schedule),
+// counting each op of a folded channel as its copies.
+std::uint64_t sliced_op_count(const sched::Schedule& schedule, Bytes slice, std::span<const std::uint32_t> copies) {
   std::uint64_t ops = 0;
   for (const auto& op : schedule.ops)
-    ops += std::max<Bytes>(1, (schedule.chunks[op.src_chunk].size + slice - 1) / slice);
+    ops += copies_of(op, copies) * std::max<Bytes>(1, (schedule.chunks[op.src_chunk].size + slice - 1) / slice);
+  return ops;
+}
+
+// Ops of `schedule`, counting each op of a folded channel as its copies.
+std::uint64_t op_count(const sched::Schedule& schedule, std::span<const std::uint32_t> copies) {
+  if (copies.empty()) return schedule.ops.size();
+  std::uint64_t ops = 0;
+  for (const auto& op : schedule.ops) ops += copies_of(op, copies);
   return ops;
 }
 
@@ -262,7 +276,7 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
   place_helpers(topology, options.ps_node, rank_to_node);
   std::string chunk_source = fit_chunk_size(algorithm, request, fidelity, options.chunk_size.has_value());
   const Bytes chunk = algorithm.pipelined ? request.chunk_size : 0;
-  if (ops == Ops::OnDemand && algorithm.stream != nullptr && fidelity.channels == 1 && fidelity.slice == 0 &&
+  if (ops != Ops::Materialised && algorithm.stream != nullptr && fidelity.channels == 1 && fidelity.slice == 0 &&
       !fidelity.costs.per_op() && rank_to_node.size() == ranks) {
     auto stream = algorithm.stream(request);
     sched::Schedule header = stream->header();
@@ -273,9 +287,18 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
     plan.paths = paths;
     return plan;
   }
-  sched::Schedule schedule = algo::build_with_channels(algorithm, request, fidelity.channels);
+  std::vector<std::uint32_t> copies;
+  sched::Schedule schedule;
+  if (ops == Ops::TimesOnly && fidelity.channels > 1) {
+    algo::FoldedChannels folded = algo::build_folded_channels(algorithm, request, fidelity.channels);
+    schedule = std::move(folded.schedule);
+    copies = std::move(folded.copies);
+  } else {
+    schedule = algo::build_with_channels(algorithm, request, fidelity.channels);
+  }
   Plan plan{std::move(schedule), std::move(rank_to_node), std::move(request), std::move(fidelity), chunk,
             std::move(chunk_source)};
+  plan.channel_copies = std::move(copies);
   plan.closed_form = algorithm.closed_form_time;
   plan.paths = paths;
   apply_slicing(plan, topology);
@@ -288,8 +311,8 @@ void apply_slicing(Plan& plan, const topo::Topology& topology) {
   for (const auto& l : topology.links()) fastest = std::max(fastest, l.bandwidth);
   (void)transfer_time(plan.schedule.header.size, fastest);
   Fidelity& f = plan.fidelity;
-  const std::uint64_t allowed = std::max<std::uint64_t>(f.max_ops, plan.schedule.ops.size());
-  const auto ops = [&](Bytes slice) { return sliced_op_count(plan.schedule, slice); };
+  const std::uint64_t allowed = std::max<std::uint64_t>(f.max_ops, op_count(plan.schedule, plan.channel_copies));
+  const auto ops = [&](Bytes slice) { return sliced_op_count(plan.schedule, slice, plan.channel_copies); };
   if (ops(f.slice) > allowed) {
     Bytes largest = 0;
     for (const auto& c : plan.schedule.chunks) largest = std::max(largest, c.size);
@@ -311,7 +334,7 @@ void long_run_notice(const Plan& plan, std::ostream& err) {
   constexpr std::uint64_t kLong = 1'000'000'000;
   // README, Performance: ring all-reduce on 16,384 GPUs, 537 M transfers, in about 2 minutes.
   constexpr std::uint64_t kPerMinute = 5'000'000 * 60;
-  const std::uint64_t transfers = plan.stream ? plan.stream->op_count() : plan.schedule.ops.size();
+  const std::uint64_t transfers = plan.stream ? plan.stream->op_count() : op_count(plan.schedule, plan.channel_copies);
   if (transfers < kLong) return;
   err << fmt::format(
       "collsim: note: simulating {:.3g} transfers takes about {} minutes or more at 5 million a second; "
@@ -346,6 +369,7 @@ Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::s
   run_options.start = fidelity.costs.base_latency;
   run_options.observer = observer;
   run_options.paths = plan.paths;
+  run_options.channel_copies = plan.channel_copies;
   sim::Result result;
   if (plan.stream) {
     result = sim::run(*plan.stream, run_topology, plan.rank_to_node, *network, run_options);

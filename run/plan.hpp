@@ -31,6 +31,9 @@ struct Plan {
   std::string chunk_source = "default";
   /// Where the runs of this plan find their routes' links (topo::PathTable), or null for their own.
   topo::PathTable* paths = nullptr;
+  /// By channel: how many identical channels each of `schedule`'s channels stands for (Ops::TimesOnly),
+  /// or empty when it holds every channel (sim::RunOptions::channel_copies).
+  std::vector<std::uint32_t> channel_copies{};
   /// The ops generated on demand (issue 7 point 2), or null when `schedule` holds them.
   std::unique_ptr<sched::OpStream> stream{};
   /// The built-in algorithm's closed form (algo::AlgorithmInfo::closed_form_time), null for a
@@ -40,7 +43,10 @@ struct Plan {
 
 /// Whether a plan may generate its ops on demand: OnDemand when nothing will read them (no
 /// replay check, saved schedule or trace), so memory stays O(N); Materialised otherwise.
-enum class Ops { Materialised, OnDemand };
+/// TimesOnly: as OnDemand, and nothing reads the run's ops or event count either, only its times
+/// and traffic (compare, calibrate): identical channels are kept once each with their count
+/// (algo::build_folded_channels, Plan::channel_copies), which the network model times as copies.
+enum class Ops { Materialised, OnDemand, TimesOnly };
 
 /// A run of a plan: the engine's result and the summary, with the closed form when there is one.
 struct Simulated {
@@ -82,7 +88,11 @@ void check_used_by(const AlgorithmOptions& options, const algo::AlgorithmInfo& a
 /// when given.
 /// With Ops::OnDemand the plan takes the algorithm's stream instead of building its schedule when
 /// it has one and the run adds nothing per op: one channel, no slices, no protocol step latency
-/// or reduction cost (sim::op_delays would be empty).
+/// or reduction cost (sim::op_delays would be empty). With Ops::TimesOnly the same, and a plan of
+/// several channels folds its identical channels (Plan::channel_copies), for a network model that
+/// folds copies (net::network_folds_copies; the caller's to check): its runs give the full plan's times and traffic
+/// (tests/unit/folded_channels_test.cpp holds them to it op by op), in fewer events. The op
+/// budgets count the ops the folded channels stand for, so the slice and chunk are the full plan's.
 Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topology, std::uint32_t ranks,
                 const AlgorithmOptions& options, Bytes size, Bytes element_size, const ModelOptions& model,
                 Ops ops = Ops::Materialised,

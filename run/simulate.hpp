@@ -43,7 +43,8 @@ struct SimulationRequest {
   /// Replay the schedule on CPU buffers and check the collective's result (validation/cpu_replay.hpp).
   std::optional<validation::ReplayOptions> verify;
   /// Materialised: every op is kept in the plan (to save or trace it); OnDemand: generated as they run
-  /// where the algorithm can, so memory stays O(N) (a replay check materialises them in any case).
+  /// where the algorithm can, so memory stays O(N) (a replay check materialises them in any case);
+  /// TimesOnly: identical channels folded as well, for a network model that folds copies (Ops).
   Ops ops = Ops::OnDemand;
 };
 

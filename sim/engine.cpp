@@ -1,5 +1,6 @@
 #include "sim/engine.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 #include <unordered_map>
@@ -67,6 +68,19 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
     throw std::invalid_argument(fmt::format("engine: {} ranks mapped to nodes, the schedule has {}", rank_to_gpu.size(),
                                             header.total_ranks()));
   check_mapping(header, topology, rank_to_gpu);
+  const auto& copies = options.channel_copies;
+  if (!network.folds_copies() && std::any_of(copies.begin(), copies.end(), [](std::uint32_t c) { return c > 1; }))
+    throw std::invalid_argument(fmt::format("engine: channels folded into copies, but network model {} does not fold "
+                                            "copies",
+                                            network.name()));
+  // An op's copies: its channel's (1 without a table), checked when the op starts.
+  const auto copies_of = [&](const sched::StreamOp& op) -> std::uint32_t {
+    if (copies.empty()) return 1;
+    if (op.channel >= copies.size() || copies[op.channel] == 0)
+      throw std::invalid_argument(fmt::format("engine: an op of channel {}, which has no copies in the run's table of {}",
+                                              op.channel, copies.size()));
+    return copies[op.channel];
+  };
 
   Result result;
   result.ranks.resize(header.total_ranks());
@@ -121,6 +135,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
     held = std::max(held, ++in_flight + waiting.size());
     if (dense) result.ops[key].ready = now;
     else slot_ready[t] = now;
+    const std::uint32_t n = copies_of(op);
     if (op.src == op.dst) {
       // A local op moves nothing over the network; it ends after its own cost, as an event (never
       // synchronously).
@@ -128,10 +143,11 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
       return;
     }
     const topo::Route& route = routes.get(rank_to_gpu[op.src], rank_to_gpu[op.dst]);
-    result.ranks[op.src].sent += op.bytes;
-    result.ranks[op.dst].received += op.bytes;
-    for (topo::LinkId l : route.links) result.links[l].bytes += op.bytes;
-    network.start(now, t, route, op.bytes, op.channel, events);
+    const Bytes moved = op.bytes * n;
+    result.ranks[op.src].sent += moved;
+    result.ranks[op.dst].received += moved;
+    for (topo::LinkId l : route.links) result.links[l].bytes += moved;
+    network.start(now, t, route, op.bytes, op.channel, n, events);
   };
 
   std::vector<sched::OpKey> next;

@@ -76,6 +76,12 @@ struct RunOptions {
   /// When not null, the links of the routes come from this table (and new ones go into it): one
   /// table serves many runs on one topology (topo::PathTable).
   topo::PathTable* paths = nullptr;
+  /// By channel, or empty for 1 each: how many identical channels the ops of each channel stand
+  /// for (algo::build_folded_channels). Each transfer goes to the network as that many copies
+  /// (net::NetworkModel::folds_copies() must hold when any is above 1) and counts that many times in
+  /// the traffic; every time is the full schedule's, and `events` the folded run's. A channel with
+  /// 0 copies, or one past the end, must have no ops (std::invalid_argument).
+  std::vector<std::uint32_t> channel_copies;
 };
 
 /// Simulates `schedule` with rank r on node rank_to_gpu[r], using `network` (made for `topology`).

@@ -9,7 +9,8 @@ FifoLinkModel::FifoLinkModel(const topo::Topology& topology)
     : topology_(topology), resources_(topology.resource_count()), busy_(topology.links().size(), Time{0}) {}
 
 void FifoLinkModel::start(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t /*channel*/,
-                          WakeQueue& queue) {
+                          std::uint32_t copies, WakeQueue& queue) {
+  if (copies != 1) throw std::invalid_argument("FifoLinkModel::start: copies of a transfer, expected 1 (it does not fold copies)");
   if (id >= transfers_.size()) transfers_.resize(static_cast<std::size_t>(id) + 1);
   Transfer& t = transfers_[id];
   // An id comes back once its transfer has been reported finished (the engine reuses slots).

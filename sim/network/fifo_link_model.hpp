@@ -26,7 +26,9 @@ class FifoLinkModel final : public NetworkModel {
  public:
   explicit FifoLinkModel(const topo::Topology& topology);
   [[nodiscard]] std::string_view name() const noexcept override { return "fifo"; }
-  void start(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel, WakeQueue& queue) override;
+  /// Takes copies == 1 only (a link holds one transfer at a time, so copies would not stay in step).
+  void start(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel,
+             std::uint32_t copies, WakeQueue& queue) override;
   void wake(Time now, std::uint64_t token, WakeQueue& queue, std::vector<TransferId>& finished) override;
   /// Time the link spent serialising data (latency excluded).
   [[nodiscard]] Time busy_time(topo::LinkId id) const override { return busy_.at(id); }

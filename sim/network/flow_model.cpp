@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "sim/units/saturate.hpp"
 
@@ -48,7 +49,8 @@ std::uint32_t FlowModel::connection_of(const topo::Route& route, std::uint16_t c
 }
 
 void FlowModel::start(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel,
-                      WakeQueue& queue) {
+                      std::uint32_t copies, WakeQueue& queue) {
+  if (copies == 0) throw std::invalid_argument("FlowModel::start: 0 copies of a transfer, expected at least 1");
   queue_ = &queue;
   period_now_ = now;
   if (route.links.empty()) {
@@ -62,17 +64,17 @@ void FlowModel::start(Time now, TransferId id, const topo::Route& route, Bytes b
     std::uint32_t p = pending_free_;
     if (p != kNone) {
       pending_free_ = pending_[p].next;
-      pending_[p] = Pending{id, bytes, kNone};
+      pending_[p] = Pending{id, bytes, copies, kNone};
     } else {
       p = static_cast<std::uint32_t>(pending_.size());
-      pending_.push_back(Pending{id, bytes, kNone});
+      pending_.push_back(Pending{id, bytes, copies, kNone});
     }
     (connection.tail == kNone ? connection.head : pending_[connection.tail].next) = p;
     connection.tail = p;
     return;
   }
   connection.busy = true;
-  begin(now, id, route, c, bytes);
+  begin(now, id, route, c, bytes, copies);
 }
 
 void FlowModel::log_wake(Time at, std::uint64_t token) {
@@ -109,7 +111,7 @@ void FlowModel::touch(std::uint32_t group) {
 }
 
 FlowModel::Slot FlowModel::begin(Time now, TransferId id, const topo::Route& route, std::uint32_t connection,
-                                 Bytes bytes) {
+                                 Bytes bytes, std::uint32_t copies) {
   Slot slot = free_;
   if (slot != kNone) {
     free_ = flows_[slot].next_free;
@@ -126,6 +128,7 @@ FlowModel::Slot FlowModel::begin(Time now, TransferId id, const topo::Route& rou
   f.connection = connection;
   f.group = connections_[connection].group;
   f.bytes = bytes;
+  f.copies = copies;
   f.started = now;
   f.joined = ++epoch_;
   mark_dirty(f.group);
@@ -143,6 +146,7 @@ FlowModel::Slot FlowModel::begin(Time now, TransferId id, const topo::Route& rou
   auto pos = g.flows.size();
   while (pos > 0 && flows_[g.flows[pos - 1]].id > id) --pos;
   g.flows.insert(g.flows.begin() + static_cast<std::ptrdiff_t>(pos), slot);
+  g.size += copies;
   g.bits_left.insert(g.bits_left.begin() + static_cast<std::ptrdiff_t>(pos), 0.0);  // set when it is first slowed
   for (auto i = pos; i < g.flows.size(); ++i) flows_[g.flows[i]].pos = static_cast<std::uint32_t>(i);
   return slot;
@@ -157,6 +161,7 @@ void FlowModel::end(Time now, Slot slot) {
   // Erased in place, not swapped with the last: a class keeps its flows in transfer id order.
   Group& g = groups_[f.group];
   g.flows.erase(g.flows.begin() + f.pos);
+  g.size -= f.copies;
   g.bits_left.erase(g.bits_left.begin() + f.pos);
   for (std::size_t i = f.pos; i < g.flows.size(); ++i) flows_[g.flows[i]].pos = static_cast<std::uint32_t>(i);
   if (g.flows.empty()) {
@@ -225,7 +230,7 @@ void FlowModel::solve(Time now) {
   ++stamp_;
   for (const std::uint32_t gi : touched_) {
     Group& g = groups_[gi];
-    if (g.flows.size() == g.solved_size) continue;
+    if (g.size == g.solved_size) continue;
     for (auto r : g.route->resources) resized_resource_[r] = stamp_;
   }
   std::uint32_t first_resource = 0, first_class = 0;
@@ -238,7 +243,7 @@ void FlowModel::solve(Time now) {
     if (!always_solve_) {
       if (std::none_of(resources.begin(), resources.end(), [&](std::uint32_t r) { return resized_resource_[r] == stamp_; }))
         continue;
-      if (classes.size() == 1 && groups_[classes[0]].flows.size() == 1) {
+      if (classes.size() == 1 && groups_[classes[0]].size == 1) {
         take_rate(classes[0], alone_rate(classes[0]));
         continue;
       }
@@ -253,7 +258,7 @@ void FlowModel::solve(Time now) {
     for (std::uint32_t g : classes) {
       flow_resources_.clear();
       for (auto r : groups_[g].route->resources) flow_resources_.push_back(solver_index_[r]);
-      solver_.add_flow_over(flow_resources_, static_cast<std::uint32_t>(groups_[g].flows.size()));
+      solver_.add_flow_over(flow_resources_, groups_[g].size);
     }
     solver_.solve_into(rates_);
     for (std::size_t i = 0; i < classes.size(); ++i) take_rate(classes[i], rates_[i]);
@@ -261,7 +266,7 @@ void FlowModel::solve(Time now) {
   for (const std::uint32_t gi : touched_) {
     Group& g = groups_[gi];
     g.touched = false;
-    g.solved_size = static_cast<std::uint32_t>(g.flows.size());
+    g.solved_size = g.size;
   }
   touched_.clear();
   for (const std::uint32_t r : changed_) changed_resource_[r] = 0;
@@ -463,7 +468,7 @@ void FlowModel::end_if_current(Time now, Slot slot, std::uint32_t version) {
   pending_[p].next = pending_free_;
   pending_free_ = p;
   touch(group);
-  begin(now, next.id, route, c, next.bytes);
+  begin(now, next.id, route, c, next.bytes, next.copies);
 }
 
 }  // namespace collsim::net

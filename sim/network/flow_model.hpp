@@ -36,6 +36,11 @@
 // shortcut) and set_eager (one wake-up per end, every arrival through the log) are that model,
 // and tests/unit/flow_reference_test.cpp and flow_lazy_test.cpp compare with them op for op.
 //
+// A transfer may stand for copies: the same transfer of identical channels, started together
+// (algo::build_folded_channels). Max-min gives the flows of one class one rate, so copies stay in
+// step; one flow that counts `copies` times in its class's multiplicity has every time the copies
+// would have (tests/unit/folded_channels_test.cpp, op by op), in 1/copies of the events.
+//
 // Ends are projected once per flush: each new flow, and each flow of a class whose rate moved that
 // is (or becomes) slower than its bottleneck. The queue receives them sorted by (key, time,
 // transfer id) after the arrivals logged before them: the key of a flow at full speed is the
@@ -65,7 +70,11 @@ class FlowModel final : public NetworkModel {
  public:
   explicit FlowModel(const topo::Topology& topology);
   [[nodiscard]] std::string_view name() const noexcept override { return "flow"; }
-  void start(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel, WakeQueue& queue) override;
+  /// A transfer of `copies` copies is one flow that counts `copies` times in its route's class:
+  /// max-min gives the copies of identical channels one rate, so the folded run has their times.
+  void start(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel,
+             std::uint32_t copies, WakeQueue& queue) override;
+  [[nodiscard]] bool folds_copies() const noexcept override { return true; }
   void wake(Time now, std::uint64_t token, WakeQueue& queue, std::vector<TransferId>& finished) override;
   /// Solves the rates of every class a start or end reached since the last flush, projects the
   /// ends that moved and gives the queue their wake-ups, merged with the arrivals logged since.
@@ -92,6 +101,7 @@ class FlowModel final : public NetworkModel {
     std::uint32_t group = 0;  // its route's class (groups_)
     std::uint32_t pos = 0;    // its index in groups_[group].flows
     Bytes bytes = 0;
+    std::uint32_t copies = 1;  // the identical transfers it stands for (start())
     Time started{0};
     std::uint64_t joined = 0;  // the change (epoch_) that began it
     bool exact = true;      // never slowed below its bottleneck (as of the last flush): ends at started + transfer_time
@@ -102,6 +112,7 @@ class FlowModel final : public NetworkModel {
   struct Pending {
     TransferId id;
     Bytes bytes;
+    std::uint32_t copies;
     std::uint32_t next;  // index into pending_, or kNone
   };
   /// A route and a channel: its transfers transmit one at a time, in request order.
@@ -115,16 +126,18 @@ class FlowModel final : public NetworkModel {
   struct Group {
     const topo::Route* route = nullptr;
     std::vector<Slot> flows;         // by transfer id
+    std::uint32_t size = 0;          // the class's multiplicity: its flows' copies, summed
     std::vector<double> bits_left;   // by position in flows: bits still to send at `updated` (slowed flows only)
     double rate = -1;                // bits/s, given by the last solve that saw it (-1: none yet)
     Time updated{0};
     std::uint64_t changed_at = 0;    // the flush (epoch_) whose solve last changed `rate`
-    std::uint32_t solved_size = 0;   // flows.size() at the last flush that saw it change
+    std::uint32_t solved_size = 0;   // size at the last flush that saw it change
     bool dirty = false;              // in dirty_: changed or joined since the last flush
     bool touched = false;            // in touched_: a flow began or ended since the last flush
   };
   std::uint32_t connection_of(const topo::Route& route, std::uint16_t channel);
-  Slot begin(Time now, TransferId id, const topo::Route& route, std::uint32_t connection, Bytes bytes);
+  Slot begin(Time now, TransferId id, const topo::Route& route, std::uint32_t connection, Bytes bytes,
+             std::uint32_t copies);
   void end(Time now, Slot slot);
   /// Collects in component_ the classes connected to the changed resources (breadth-first, one
   /// component after the other, their ends in component_ends_) and brings their slowed flows'
@@ -133,7 +146,7 @@ class FlowModel final : public NetworkModel {
   /// The flush's one solve: re-solves the rates of every component that a change since the last
   /// flush reached (the ends it moves are projected by flush()).
   void solve(Time now);
-  /// The max-min rate of `group` when it is a class of one flow and no other class shares its
+  /// The max-min rate of `group` when it is a class of one flow of one copy and no other class shares its
   /// resources: its route's bottleneck, bits/s.
   double alone_rate(std::uint32_t group) const;
   /// Records `rate` as `group`'s at the current flush (a changed one is projected by flush()).

@@ -18,6 +18,16 @@ constexpr auto kNames = kModels.names();
 
 std::span<const std::string_view> network_model_names() noexcept { return kNames; }
 
+bool network_folds_copies(std::string_view name) noexcept {
+  const std::optional<ModelKind> kind = kModels.parse(name);
+  if (!kind) return false;
+  switch (*kind) {
+    case ModelKind::Fifo: return false;  // FifoLinkModel serialises copies
+    case ModelKind::Flow: return true;   // FlowModel::folds_copies
+  }
+  return false;
+}
+
 std::unique_ptr<NetworkModel> make_network_model(std::string_view name, const topo::Topology& topology) {
   const std::optional<ModelKind> kind = kModels.parse(name);
   if (!kind) throw std::invalid_argument(fmt::format("unknown network model \"{}\", expected one of: {}", name, kModels.list()));

@@ -56,7 +56,16 @@ class NetworkModel {
   [[nodiscard]] virtual std::string_view name() const noexcept = 0;
   /// At time `now`, transfer `id` of channel `channel` (NCCL's parallel rings; schedule.hpp)
   /// wants to move `bytes` along `route`. `route` must outlive the transfer (RouteCache entries do).
-  virtual void start(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel, WakeQueue& queue) = 0;
+  /// It stands for `copies` (>= 1) identical transfers of as many identical channels, which a
+  /// model that folds_copies() times as that many flows sharing the links; any other model takes
+  /// only 1 (std::invalid_argument otherwise).
+  virtual void start(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel,
+                     std::uint32_t copies, WakeQueue& queue) = 0;
+  /// True when start() takes copies > 1 and times them as the copies would run: a model whose
+  /// flows of one route and one start get one rate (max-min sharing is symmetric), so identical
+  /// channels stay in step and one of them, counted `copies` times, has their times. A FIFO model
+  /// serialises copies, one after the other, and cannot.
+  [[nodiscard]] virtual bool folds_copies() const noexcept { return false; }
   /// A wake-up scheduled with queue.wake_at(now, token) has come; appends every transfer that
   /// finished at `now` to `finished`.
   virtual void wake(Time now, std::uint64_t token, WakeQueue& queue, std::vector<TransferId>& finished) = 0;
@@ -79,6 +88,9 @@ class NetworkModel {
 
 /// The models --network accepts, in the order to list them.
 std::span<const std::string_view> network_model_names() noexcept;
+
+/// Whether the model named `name` folds_copies() (false for a name that is no model).
+bool network_folds_copies(std::string_view name) noexcept;
 
 /// Makes the model named `name` for `topology` (which must outlive it). Throws
 /// std::invalid_argument naming the valid models for any other name.

@@ -42,7 +42,7 @@ class ReferenceFlowModel final : public net::NetworkModel {
   explicit ReferenceFlowModel(const topo::Topology& t) : topology_(t) {}
   std::string_view name() const noexcept override { return "reference"; }
   void start(Time now, net::TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel,
-             net::WakeQueue& queue) override {
+             std::uint32_t /*copies: 1, folds_copies() is false*/, net::WakeQueue& queue) override {
     if (route.links.empty()) {
       queue.wake_at(now, (std::uint64_t{id} << 1) | 1);
       return;

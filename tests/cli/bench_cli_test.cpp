@@ -14,7 +14,6 @@
 #include "tests/cli/cli_harness.hpp"
 #include "bench/bench_cases.hpp"
 #include "bench/bench_measure.hpp"
-#include "tools/cli.hpp"
 
 using collsim::testing::check_bad_input;
 using collsim::testing::run_collsim;

@@ -1,6 +1,11 @@
 #include "tests/cli/cli_harness.hpp"
 
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
 
 #include <catch2/catch.hpp>
 
@@ -9,14 +14,57 @@
 #include <sstream>
 
 #include "tests/scratch_root.hpp"
-#include "tools/cli.hpp"
 
 namespace collsim::testing {
 
+namespace {
+
+// What a file holds, or "" (the child's output files).
+std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
 CliRun run_collsim(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = cli::run(args, out, err);
-  return {code, out.str(), err.str()};
+  // The program itself, as a user runs it: the tests see the CLI only through its arguments,
+  // streams and exit code. Its streams go to files (no pipe to drain while waiting); everything the
+  // child needs is made before fork, after which only async-signal-safe calls run.
+  static std::uint64_t calls = 0;  // names this process's output files apart (tests run one at a time)
+  std::filesystem::create_directories(scratch_root());
+  const auto base = scratch_root() / ("cli_run_" + std::to_string(++calls));
+  const std::string out_path = base.string() + ".out", err_path = base.string() + ".err";
+  std::vector<std::string> all{COLLSIM_BINARY};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const int out_fd = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const int err_fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  REQUIRE(out_fd >= 0);
+  REQUIRE(err_fd >= 0);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::dup2(out_fd, STDOUT_FILENO);
+    ::dup2(err_fd, STDERR_FILENO);
+    ::execv(COLLSIM_BINARY, argv.data());
+    ::_exit(127);
+  }
+  ::close(out_fd);
+  ::close(err_fd);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  CliRun run{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), slurp(out_path), slurp(err_path)};
+  std::filesystem::remove(out_path);
+  std::filesystem::remove(err_path);
+  INFO("collsim " << args.size() << " args: " << run.err);
+  REQUIRE(!WIFSIGNALED(status));  // a crash is never an answer
+  return run;
 }
 
 void check_bad_input(const std::vector<std::string>& args, const std::string& what) {

@@ -1,4 +1,4 @@
-// Running the collsim command line in-process for the CLI tests, and the checks they share.
+// Running the collsim program for the CLI tests (a child process, as a user runs it), and the checks they share.
 #pragma once
 
 #include <filesystem>
@@ -16,7 +16,9 @@ struct CliRun {
   std::string err;
 };
 
-/// Runs `collsim args...` in this process (tools/cli.hpp's run), capturing both streams.
+/// Runs the built `collsim args...` (COLLSIM_BINARY) as a child process with this process's
+/// environment, working folder and standard input, and waits for it, capturing both output streams.
+/// A child ended by a signal fails the test (REQUIRE).
 CliRun run_collsim(const std::vector<std::string>& args);
 
 /// Checks (Catch2) a bad-input failure: exit 2, nothing on stdout, exactly one line on stderr that

@@ -1,4 +1,4 @@
-// The collsim command line, run in-process: outputs, determinism, and one-line errors with exit 2.
+// The collsim command line: outputs, determinism, and one-line errors with exit 2.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -9,7 +9,6 @@
 
 #include "algorithms/registry.hpp"
 #include "tests/cli/cli_harness.hpp"
-#include "tools/cli.hpp"
 
 using namespace collsim::testing;
 

@@ -1,4 +1,4 @@
-// collsim merge, in-process: shard files say which sweep and which rows they hold, and merge
+// collsim merge: shard files say which sweep and which rows they hold, and merge
 // refuses every incomplete or mixed set (a shard of another sweep, missing shards, a row cut short,
 // a row lost from the middle, an old shard without its lines) with one line naming the file and
 // the row, and joins a complete set, skipped rows included, into the unsharded file.

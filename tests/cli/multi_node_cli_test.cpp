@@ -8,7 +8,6 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cli/cli_harness.hpp"
-#include "tools/cli.hpp"
 
 using namespace collsim::testing;
 

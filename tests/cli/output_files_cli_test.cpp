@@ -1,4 +1,4 @@
-// Output files, in-process: every output path is checked before any work, naming its flag; an
+// Output files: every output path is checked before any work, naming its flag; an
 // atomic replace keeps the old file's mode and owner (a hard link keeps the old content); a
 // device that cannot take the output (/dev/full) is exit 74 naming it and the reason.
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// collsim simulate --save-schedule / --schedule, run in-process: round trips through files for
+// collsim simulate --save-schedule / --schedule: round trips through files for
 // every built-in algorithm, a hand-written schedule against the closed form, and the errors.
 #include <catch2/catch.hpp>
 
@@ -13,7 +13,6 @@
 #include "algorithms/ring_stream.hpp"
 #include "sim/schedule/json_io.hpp"
 #include "tests/cli/cli_harness.hpp"
-#include "tools/cli.hpp"
 #include "run/plan.hpp"
 
 using namespace collsim::testing;

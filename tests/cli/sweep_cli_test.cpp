@@ -1,6 +1,8 @@
-// collsim sweep and merge, in-process: the rows and columns of the issue's acceptance sweep, the
+// collsim sweep and merge: the rows and columns of the issue's acceptance sweep, the
 // same bytes for any -j, shards merged into the unsharded file, resume from a partial file, and
 // one-line errors. (Killing a real sweep process is in tests/tools/sweep_process_test.cpp.)
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -327,15 +329,16 @@ TEST_CASE("a sweep whose partial file another sweep holds is refused with exit 7
   const auto out = dir / "out.csv";
   const auto partial = dir / ".out.csv.partial";
   {
-    // Held as a running sweep holds it (run/partial_file.hpp); in this process the system names
-    // no pid (tests/tools/tool_tests.cpp checks the pid of another process).
+    // Held as a running sweep holds it (run/partial_file.hpp): by this process, which the child
+    // collsim names by its pid (tests/tools/tool_tests.cpp checks it with a running sweep).
     const collsim::run::PartialFile held(partial, out);
+    const std::string holder = " (pid " + std::to_string(::getpid()) + ")";
     for (const bool resume : {false, true}) {
       const auto r = run_collsim(with(kSmall, resume ? std::vector<std::string>{"-o", out.string(), "--resume"}
                                                      : std::vector<std::string>{"-o", out.string()}));
       CHECK(r.code == 74);
       CHECK(r.out.empty());
-      CHECK(r.err == "collsim: error: -o: another sweep is writing " + out.string() + " (it holds the lock of " +
+      CHECK(r.err == "collsim: error: -o: another sweep" + holder + " is writing " + out.string() + " (it holds the lock of " +
                          partial.string() + "); expected it to finish first, or another -o FILE\n");
     }
     CHECK(read_file(partial).empty());  // left as its holder has it

@@ -1,4 +1,4 @@
-// simulate --trace (Chrome trace event format) and topo --dot / --format json, in-process.
+// simulate --trace (Chrome trace event format) and topo --dot / --format json.
 #include <catch2/catch.hpp>
 
 #include <fstream>

@@ -10,7 +10,6 @@
 #include "reports/simulate_report.hpp"
 #include "sim/network/network_model.hpp"
 #include "tests/cli/cli_harness.hpp"
-#include "tools/cli.hpp"
 #include "topologies/generate.hpp"
 
 using namespace collsim;

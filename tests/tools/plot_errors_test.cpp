@@ -1,5 +1,5 @@
 // Every plot error is one collsim line that names the CSV (or log) and what was expected, and
-// leaves the old chart as it was: bad columns and values in-process; a gnuplot that fails, is
+// leaves the old chart as it was: bad columns and values (run_collsim); a gnuplot that fails, is
 // killed, stops reading its script or writes half a chart, as a fake gnuplot on a PATH of the
 // test's own in a child run of collsim.
 #include <catch2/catch.hpp>

@@ -67,11 +67,12 @@ std::size_t lines_in(const std::filesystem::path& p) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
-// A sweep of 16 rows of tens of milliseconds each (pipelined tree, 32 ranks, 32+ chunks): long
-// enough to be caught halfway, short enough to run three times.
+// A sweep of 16 rows of about 0.1 s each in Release (pipelined tree, 1,024 ranks, 32+ chunks): long
+// enough to be caught halfway, and to start two more collsim processes while it runs (32 ranks
+// ended the whole sweep in 26 ms, before a second process had started), short enough to run three times.
 constexpr std::size_t kSlowRows = 16;
 std::vector<std::string> slow_sweep(const std::filesystem::path& out) {
-  return {"sweep", "--gpus", "32", "--fabric", "switch", "--algorithms", "tree", "-b", "16M", "-e", "31M",
+  return {"sweep", "--gpus", "1024", "--fabric", "switch", "--algorithms", "tree", "-b", "16M", "-e", "31M",
           "-i", "1M", "-j", "1", "-o", out.string()};
 }
 

@@ -14,7 +14,6 @@
 #include "sim/nccl_formula.hpp"
 #include "sim/schedule/slicing.hpp"
 #include "tests/cli/cli_harness.hpp"
-#include "tools/cli.hpp"
 #include "topologies/load_json.hpp"
 #include "topologies/model_params.hpp"
 #include "topologies/nccl_tuning.hpp"

@@ -1,6 +1,7 @@
 #include "run/parse.hpp"
 
 #include <charconv>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -8,6 +9,10 @@ namespace collsim::run {
 namespace {
 
 std::string count_message(Field field, std::string_view text, std::uint64_t min, std::uint64_t max) {
+  // A field bounded only by the type's range (a rank, before the ranks are known): a negative value
+  // is told the bound that matters, not 4294967295.
+  if (max == std::numeric_limits<std::uint32_t>::max() && text.starts_with('-'))
+    return fmt::format("{}: found \"{}\", expected a whole number, {} or more", ref(field), text, min);
   return fmt::format("{}: found \"{}\", expected a whole number from {} to {}", ref(field), text, min, max);
 }
 

@@ -274,6 +274,15 @@ TEST_CASE("a single run refuses a flag its algorithm would not use", "[cli]") {
   CHECK(run_collsim({"simulate", "--size", "1M", "--algorithm", "tree", "--chunk-size", "64K"}).code == 0);
 }
 
+TEST_CASE("a negative count is told its lower bound, not the type's upper one", "[cli]") {
+  // --root is a rank: before the ranks are known only 0 bounds it; once they are, 0 to N-1.
+  check_bad_input({"simulate", "--size", "1M", "--collective", "broadcast", "--root", "-1"},
+                  "--root: found \"-1\", expected a whole number, 0 or more");
+  check_bad_input({"simulate", "--size", "1M", "--collective", "broadcast", "--root", "8"},
+                  "--root: found \"8\", expected a whole number from 0 to 7");
+  check_bad_input({"simulate", "--size", "1M", "--ranks", "-2"}, "--ranks: found \"-2\", expected a whole number, 1 or more");
+}
+
 TEST_CASE("explain ends with the check of the collective it explained", "[cli][seed]") {
   const auto last_line = [](const std::vector<std::string>& args) {
     const auto r = run_collsim(args);

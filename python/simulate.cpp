@@ -1,4 +1,5 @@
 #include "python/calls.hpp"
+#include "python/interruptible.hpp"
 #include "python/keywords.hpp"
 #include "python/raise_error.hpp"
 #include "python/topology_handle.hpp"
@@ -29,12 +30,15 @@ std::string simulate(const py::object& topology, const py::dict& options) {
     });
     run::SimulationRequest request = run::simulation_request(text);
     request.topology.given = given;
-    py::gil_scoped_release release;
-    const run::Simulation s = run::simulate(request);
-    const run::Outcome& o = s.outcome;
-    const reports::SimulationView view{o.run.summary, o.run.result, s.prepared.topology, s.prepared.plan.rank_to_node,
-                                       o.check ? &*o.check : nullptr};
-    return reports::render_json(view);
+    // Without the GIL, on a thread of its own: Ctrl-C stops it (python/interruptible.hpp).
+    return interruptible([&](const std::atomic<bool>* stop) {
+      request.stop = stop;
+      const run::Simulation s = run::simulate(request);
+      const run::Outcome& o = s.outcome;
+      const reports::SimulationView view{o.run.summary, o.run.result, s.prepared.topology, s.prepared.plan.rank_to_node,
+                                         o.check ? &*o.check : nullptr};
+      return reports::render_json(view);
+    });
   });
 }
 

@@ -351,7 +351,7 @@ void check_network_name(std::string_view name) {
 }
 
 Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::string_view network_name,
-                        Formula formula, net::TransferObserver* observer) {
+                        Formula formula, net::TransferObserver* observer, const std::atomic<bool>* stop) {
   const Fidelity& fidelity = plan.fidelity;
   // The network sees each link at what the protocol leaves of its bandwidth; reports keep the line rates.
   const bool full_rate = std::all_of(fidelity.costs.bandwidth_factor.begin(), fidelity.costs.bandwidth_factor.end(),
@@ -370,6 +370,7 @@ Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::s
   run_options.observer = observer;
   run_options.paths = plan.paths;
   run_options.channel_copies = plan.channel_copies;
+  run_options.stop = stop;
   sim::Result result;
   if (plan.stream) {
     result = sim::run(*plan.stream, run_topology, plan.rank_to_node, *network, run_options);

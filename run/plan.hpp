@@ -2,6 +2,7 @@
 // the code path shared by every run (one simulation, each row of a sweep, each row of a log).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -108,12 +109,14 @@ void long_run_notice(const Plan& plan, std::ostream& err);
 void check_network_name(std::string_view name);
 
 /// Simulates `plan` on `topology` with the network model named `network` (RequestError for an
-/// unknown one), telling `observer` (when not null) when transfers transmit.
+/// unknown one), telling `observer` (when not null) when transfers transmit. Throws sim::Stopped
+/// once `stop` (when not null) holds true (sim::RunOptions::stop).
 /// The network sees each link at what the plan's protocol leaves of its bandwidth, and the engine
 /// adds the protocol's base and per-step latencies and the reduction costs (sim/op_costs.hpp).
 /// Adds the algorithm's closed form to the summary when it has one for this fabric, and `formula`'s
 /// time as a second opinion.
 Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::string_view network,
-                        Formula formula = Formula::None, net::TransferObserver* observer = nullptr);
+                        Formula formula = Formula::None, net::TransferObserver* observer = nullptr,
+                        const std::atomic<bool>* stop = nullptr);
 
 }  // namespace collsim::run

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <atomic>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -42,6 +43,8 @@ struct SimulationRequest {
   std::string schedule;                 ///< a schedule JSON file instead of an algorithm ("" none)
   /// Replay the schedule on CPU buffers and check the collective's result (validation/cpu_replay.hpp).
   std::optional<validation::ReplayOptions> verify;
+  /// When not null, the run ends with sim::Stopped soon after it holds true (sim::RunOptions::stop).
+  const std::atomic<bool>* stop = nullptr;
   /// Materialised: every op is kept in the plan (to save or trace it); OnDemand: generated as they run
   /// where the algorithm can, so memory stays O(N) (a replay check materialises them in any case);
   /// TimesOnly: identical channels folded as well, for a network model that folds copies (Ops).

@@ -5,8 +5,10 @@
 // made the schedule nor how the network shares its links.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "sim/network/network_model.hpp"
@@ -82,6 +84,15 @@ struct RunOptions {
   /// the traffic; every time is the full schedule's, and `events` the folded run's. A channel with
   /// 0 copies, or one past the end, must have no ops (std::invalid_argument).
   std::vector<std::uint32_t> channel_copies;
+  /// When not null, read every 4,096 events: once it holds true the run ends with Stopped (a front
+  /// end that must stay interruptible, e.g. Python on Ctrl-C, sets it from another thread).
+  const std::atomic<bool>* stop = nullptr;
+};
+
+/// A run ended early because RunOptions::stop was set; it has no result.
+class Stopped : public std::runtime_error {
+ public:
+  Stopped() : std::runtime_error("engine: stopped before the end of the run") {}
 };
 
 /// Simulates `schedule` with rank r on node rank_to_gpu[r], using `network` (made for `topology`).

@@ -1,6 +1,7 @@
 """collsim.simulate(): expected times from the alpha-beta closed form, and the same document as
 `collsim simulate --format json`."""
 
+import _thread
 import threading
 
 import pytest
@@ -96,3 +97,19 @@ def test_the_gil_is_released_while_it_runs():
         counted += 1
     worker.join()
     assert counted > 10000
+
+
+def test_ctrl_c_stops_a_long_simulation():
+    # Ring all-reduce on 16,384 GPUs: 537 million transfers, minutes of work (README, Performance).
+    # Ctrl-C (here SIGINT's flag set by _thread.interrupt_main half a second in) must raise
+    # KeyboardInterrupt within 4,096 events of the engine, not after the run: without the check,
+    # the call would return a Result after minutes and pytest.raises would fail.
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            collsim.simulate(gpus=16384, fabric="switch", size="1G")
+    finally:
+        timer.cancel()
+    # The module still works after a stopped run.
+    assert collsim.simulate(**SWITCH4).time_ps == 263658240

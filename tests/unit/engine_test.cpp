@@ -207,3 +207,24 @@ TEST_CASE("flow model: ends due together come in one wake-up, in transfer id ord
   CHECK(r.makespan == us(10));
   CHECK(r.events == 1 + 8);
 }
+
+TEST_CASE("a run whose stop flag is set ends with Stopped at its next check, one left clear runs to the end",
+          "[engine]") {
+  // Ring all-reduce on 64 GPUs of a ring: 2(N-1)N = 8,064 transfers, so more than 4,096 events and
+  // at least one check of the flag (every 4,096 events, sim::RunOptions::stop).
+  const auto registry = algo::builtin_registry();
+  const topo::Topology t = topo::generate_fabric(topo::Fabric::Ring, 64, Bandwidth{25'000'000'000}, us(1));
+  const auto s = registry.find(sched::Collective::AllReduce, "ring").build({sched::Collective::AllReduce, 64, 1 << 20});
+  const std::vector<topo::NodeId> gpus(t.gpus().begin(), t.gpus().end());
+  std::atomic<bool> stop{true};
+  sim::RunOptions options;
+  options.stop = &stop;
+  net::FlowModel stopped(t);
+  CHECK_THROWS_AS(sim::run(s, t, gpus, stopped, options), sim::Stopped);
+  stop = false;
+  net::FlowModel full(t);
+  const auto r = sim::run(s, t, gpus, full, options);
+  CHECK(r.events > 4096);
+  net::FlowModel plain(t);
+  CHECK(r.makespan == sim::run(s, t, gpus, plain).makespan);
+}

@@ -9,21 +9,28 @@
 
 namespace collsim::algo {
 
-/// True when `collective` can be split over channels: its chunks are plain byte ranges of one
-/// buffer (all-reduce, broadcast, reduce). Reduce-scatter, all-gather and all-to-all cut the
-/// buffer into per-rank parts, which a channel split would have to cut again.
+/// True when `collective` can be split over channels: every one but all-to-all. All-reduce,
+/// broadcast and reduce cut their buffer into plain byte ranges; all-gather and reduce-scatter cut
+/// each rank's part into one piece per channel. All-to-all's blocks for every peer are left whole
+/// (issue 16 item 4 brings NCCL's grouped send/recv for it).
 bool splits_over_channels(sched::Collective collective) noexcept;
 
-/// Builds `algorithm` for `request` on `channels` channels: the buffer is cut with split_even into
-/// one share per channel (shares of 0 bytes are left out; S = 0 gives one channel), channel c runs
-/// the algorithm on its share with every op's channel set to c, and odd channels run it on the
-/// ranks in reverse order, r -> (2·root - r) mod N (the root stays), so that on a ring of links
-/// they use the other direction, as NCCL builds rings both ways where links allow. An all-reduce
-/// whose ranks sit on several hosts in equal consecutive blocks of L ranks instead runs channel c
-/// with every host's block rotated by c mod L (local rank l -> (l + c) mod L, hosts unchanged), so
-/// that channels cross between hosts through different GPUs and their NICs, as NCCL spreads its
-/// rings over the NICs. Other multi-host requests keep the order (the host groups must stay). Dependencies stay within
-/// a channel: channels touch disjoint bytes. One channel is algorithm.build(request).
+/// Builds `algorithm` for `request` on `channels` channels, each running the algorithm on its share
+/// with every op's channel set to c (shares of 0 bytes are left out; S = 0 gives one channel):
+///  * all-reduce, broadcast, reduce: the buffer is cut with split_even into one share per channel;
+///  * all-gather, reduce-scatter: every rank's part (split_even(S, N)) is cut into one piece per
+///    channel, and channel c runs on the buffer made of its pieces (NCCL's channels each move a
+///    slice of every rank's part, src/enqueue.cc); the units that do not divide evenly go to channel
+///    0, so the other channels' parts are all alike. The chunk table is in offset order.
+/// Odd channels run on the ranks in reverse order, r -> (2·root - r) mod N (the root stays), so
+/// that on a ring of links they use the other direction, as NCCL builds rings both ways where links
+/// allow. A collective without a root (all-reduce, all-gather, reduce-scatter) whose ranks sit on
+/// several hosts in equal consecutive blocks of L ranks instead runs channel c with every host's
+/// block rotated by c mod L (local rank l -> (l + c) mod L, hosts unchanged), so that channels
+/// cross between hosts through different GPUs and their NICs, as NCCL spreads its rings over the
+/// NICs; a rank placed elsewhere takes the data it owns with it. Other multi-host requests keep the
+/// order (the host groups must stay). Dependencies stay within a channel: channels touch disjoint
+/// bytes (and scratch). One channel is algorithm.build(request).
 /// Throws AlgorithmError for a collective that does not split (splits_over_channels) when
 /// channels > 1; std::invalid_argument for channels == 0.
 sched::Schedule build_with_channels(const AlgorithmInfo& algorithm, const Request& request, std::uint32_t channels);

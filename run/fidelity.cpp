@@ -124,10 +124,10 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
     if (f.channels > 1 && !algo::splits_over_channels(collective)) {
       if (flags.channels)
         throw RequestError(Field::Channels, std::to_string(f.channels),
-                           fmt::format("{}: found {}, but {} cuts its buffer into per-rank parts; expected 1 (channels "
-                                       "split allreduce, broadcast and reduce)",
+                           fmt::format("{}: found {}, but {} sends every peer its own block; expected 1 (channels "
+                                       "split every collective but alltoall)",
                                        ref(Field::Channels), f.channels, sched::collective_name(collective)));
-      f.channels_source = fmt::format("{} gave {}, which split only allreduce, broadcast and reduce",
+      f.channels_source = fmt::format("{} gave {}, which split every collective but alltoall",
                                       f.channels_source, f.channels);
       f.channels = 1;
     }

@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <random>
 #include <set>
+#include <tuple>
 #include <fstream>
 #include <sstream>
 
@@ -100,8 +102,8 @@ TEST_CASE("channels split the buffer, set op.channel, and still compute the coll
   const auto& bc = registry.find(sched::Collective::Broadcast, "ring");
   CHECK_FALSE(
       validation::verify_symbolic(algo::build_with_channels(bc, {sched::Collective::Broadcast, 4, 999, 2}, 2)).has_value());
-  CHECK_THROWS_AS(algo::build_with_channels(registry.find(sched::Collective::AllGather, "ring"),
-                                            {sched::Collective::AllGather, 4, 1000}, 2),
+  CHECK_THROWS_AS(algo::build_with_channels(registry.find(sched::Collective::AllToAll, "ring"),
+                                            {sched::Collective::AllToAll, 4, 1000}, 2),
                   algo::AlgorithmError);
 }
 
@@ -128,6 +130,67 @@ TEST_CASE("channels of a multi-host all-reduce cross between hosts through every
   b.hosts = r.hosts;
   const auto bs = algo::build_with_channels(registry.find(sched::Collective::Broadcast, "ring"), b, 4);
   CHECK_FALSE(validation::verify_symbolic(bs).has_value());
+}
+
+TEST_CASE("channels cut every rank's part of an all-gather or reduce-scatter, and still compute it", "[fidelity][channels]") {
+  // Hand-derived: S = 10 elements of 4 bytes on N = 3 ranks: parts of 4, 3, 3 elements. On C = 2
+  // channels m = 3 = 2·1 + 1, r = 1: channel 0 takes 2 elements of every part and the extra one of
+  // part 0 (S_0 = 3·2 + 1 = 7 elements), channel 1 takes 1 of every part (S_1 = 3). So part 0 is
+  // [0, 12) in channel 0 and [12, 16) in channel 1; part 1 is [16, 24) and [24, 28); part 2 is
+  // [28, 36) and [36, 40).
+  const auto registry = algo::builtin_registry();
+  algo::Request r{sched::Collective::AllGather, 3, 40};
+  r.element_size = 4;
+  const auto s = algo::build_with_channels(registry.find(sched::Collective::AllGather, "ring"), r, 2);
+  CHECK_FALSE(validation::verify_symbolic(s).has_value());
+  std::vector<std::tuple<Bytes, Bytes, sched::Rank>> chunks;
+  for (const auto& c : s.chunks) chunks.emplace_back(c.offset, c.size, c.part);
+  const std::vector<std::tuple<Bytes, Bytes, sched::Rank>> expected{{0, 12, 0},  {12, 4, 0},  {16, 8, 1},
+                                                                    {24, 4, 1},  {28, 8, 2},  {36, 4, 2}};
+  CHECK(chunks == expected);
+  // Every algorithm of both collectives on random N, S and C, one host and several, with the
+  // channels' own ranks reversed or rotated: the CPU replay's symbolic check of the collective.
+  std::mt19937_64 rng(16);
+  for (int trial = 0; trial < 300; ++trial) {
+    const auto collective = rng() % 2 == 0 ? sched::Collective::AllGather : sched::Collective::ReduceScatter;
+    std::vector<const algo::AlgorithmInfo*> algorithms;
+    for (const auto& a : registry.all())
+      if (a.collective == collective) algorithms.push_back(&a);
+    const algo::AlgorithmInfo& a = *algorithms[rng() % algorithms.size()];
+    algo::Request q{collective, static_cast<sched::Rank>(1 + rng() % 17), rng() % 5000};
+    q.element_size = rng() % 2 == 0 ? 4 : 1;
+    const std::uint32_t hosts = q.nranks % 2 == 0 && rng() % 2 == 0 ? 2 : 1;
+    for (sched::Rank k = 0; k < q.nranks; ++k) q.hosts.push_back(k / (q.nranks / hosts));
+    const auto channels = static_cast<std::uint32_t>(1 + rng() % 24);
+    INFO(a.name << " " << sched::collective_name(collective) << " N=" << q.nranks << " S=" << q.size << " e="
+                << q.element_size << " on " << hosts << " hosts, " << channels << " channels");
+    const auto built = algo::build_with_channels(a, q, channels);
+    const auto error = validation::verify_symbolic(built);
+    CHECK_FALSE(error.has_value());
+    // One channel per piece of each part at the most, and every part's bytes moved once per channel.
+    std::set<std::uint16_t> used;
+    for (const auto& op : built.ops) used.insert(op.channel);
+    CHECK(used.size() <= channels);
+  }
+}
+
+TEST_CASE("a 2-node all-gather sends equal bytes through each of the 16 NICs", "[fidelity][channels]") {
+  // dgx-h100-2node-ib400: 24 channels, each channel's ring rotated inside each node, so it leaves
+  // node 0 through the NIC of local GPU (c + 7) mod 8: channels c, c + 8 and c + 16 share a NIC. On
+  // a ring all-gather every edge carries N-1 of the channel's N pieces, (15/16)·S_c. S = 1 GiB of
+  // floats is 2^28 elements, 2^24 per part, 699,050 per channel and 16 left: channels 0-15 take one
+  // more. Each NIC's three channels hold (699,051 + 699,051 + 699,050) · 16 elements = 2^25 ·
+  // 4 B = 2^27 B = S/8, so each NIC sends (15/16) · 2^27 = 125,829,120 B.
+  const auto j = simulate_json({"dgx-h100-2node-ib400", "--collective", "allgather", "--size", "1G"});
+  REQUIRE(j["channels"] == 24);
+  int nics = 0;
+  for (const auto& l : j["links"]) {
+    const std::string from = l["from"], to = l["to"];
+    if (from.find("-nic") == std::string::npos || to != "ib-leaf") continue;
+    ++nics;
+    CHECK(l["bytes"] == 125'829'120);
+  }
+  CHECK(nics == 16);
 }
 
 TEST_CASE("Nelder-Mead finds the minimum of Rosenbrock's valley and of a quadratic bowl", "[fidelity][fit]") {
@@ -217,10 +280,13 @@ TEST_CASE("parameters layer: topology < --params file < flags, and each value sa
   CHECK(j["protocol_source"] == "--params " + file);
   CHECK(j["channels"] == 2);
   CHECK(j["channels_source"] == "--channels");
-  // A collective that does not split keeps the topology's channels out, and says so.
+  // A collective that does not split keeps the topology's channels out, and says so; all-gather splits.
+  const auto a2a = simulate_json({"dgx-a100", "--size", "1M", "--collective", "alltoall"});
+  CHECK(a2a["channels"] == 1);
+  CHECK_THAT(a2a["channels_source"].get<std::string>(), Catch::Contains("split every collective but alltoall"));
   const auto ag = simulate_json({"dgx-a100", "--size", "1M", "--collective", "allgather"});
-  CHECK(ag["channels"] == 1);
-  CHECK_THAT(ag["channels_source"].get<std::string>(), Catch::Contains("split only allreduce"));
+  CHECK(ag["channels"] == 24);
+  CHECK(ag["channels_source"] == "topology dgx-a100");
 }
 
 TEST_CASE("parameter files round-trip and bad ones are one-line errors with the JSON path", "[fidelity][errors]") {
@@ -253,7 +319,7 @@ TEST_CASE("parameter files round-trip and bad ones are one-line errors with the 
   const auto flag = run_collsim({"simulate", "--size", "1M", "--protocol", "fast"});
   CHECK(flag.code == 2);
   CHECK_THAT(flag.err, Catch::Contains("--protocol: found \"fast\""));
-  const auto ch = run_collsim({"simulate", "--size", "1M", "--collective", "allgather", "--channels", "2"});
+  const auto ch = run_collsim({"simulate", "--size", "1M", "--collective", "alltoall", "--channels", "2"});
   CHECK(ch.code == 2);
   CHECK_THAT(ch.err, Catch::Contains("--channels: found 2"));
   CHECK(run_collsim({"simulate", "--size", "1M", "--model", "guess"}).code == 2);

@@ -14,6 +14,10 @@ runs=(
   "l40s_2gpu_ring.txt|l40s-pcie --algorithm ring"
   "l40s_4gpu_ring.txt|l40s-pcie --algorithm ring"
   "h100_2node_16gpu_ring_ctas24.txt|dgx-h100-2node-ib400 --ranks 16 --collective allreduce --algorithm ring"
+  # Result rows alone (../shared/data/README.md): NCCL's default ran, NVLS at the largest all-reduce
+  # sizes (not modelled yet, issue 16), ring on every channel for the all-gather.
+  "b200_vultr_8gpu_allreduce.txt|dgx-b200 --ranks 8 --collective allreduce --algorithm ring"
+  "b200_vultr_2node_allgather.txt|dgx-b200-2node-ib400 --ranks 16 --collective allgather --algorithm ring"
 )
 
 echo "| log | topology | < 64 KiB | 64 KiB - 16 MiB | > 16 MiB | all rows |"

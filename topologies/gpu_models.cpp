@@ -12,8 +12,8 @@ struct GpuModel {
   std::uint64_t bytes_per_s;
 };
 
-// Datasheet memory bandwidths (NVIDIA A100, H100, L40S, V100 datasheets).
-constexpr std::array<GpuModel, 9> kModels{{
+// Datasheet memory bandwidths (NVIDIA A100, H100, H200, B200, L40S, V100 datasheets).
+constexpr std::array<GpuModel, 11> kModels{{
     {"a100-sxm4-80gb", 2'039'000'000'000},
     {"a100-sxm4-40gb", 1'555'000'000'000},
     {"a100-pcie-80gb", 1'935'000'000'000},
@@ -21,6 +21,8 @@ constexpr std::array<GpuModel, 9> kModels{{
     {"h100-sxm", 3'350'000'000'000},
     {"h100-pcie", 2'000'000'000'000},
     {"h100", 3'350'000'000'000},
+    {"h200", 4'800'000'000'000},
+    {"b200", 8'000'000'000'000},
     {"l40s", 864'000'000'000},
     {"v100", 900'000'000'000},
 }};

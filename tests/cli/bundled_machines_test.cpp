@@ -68,3 +68,38 @@ TEST_CASE("dgx-a100-2node runs NCCL's 16 channels, so all-reduce crosses all 8 N
   CHECK(ring["busbw_GBps"].get<double>() >= 150.0);
   CHECK(ring["busbw_GBps"].get<double>() <= 8 * 31.5 * 0.76 + 1e-9);
 }
+
+TEST_CASE("dgx-b200: 8 B200 at 900 GB/s into NVSwitch, ring all-reduce is the closed form without parameters",
+          "[topology][bundled][b200]") {
+  // Ideal α-β model (the machine's links, its parameters removed): a GPU-to-GPU route is two links of
+  // 300 ns, so α = 600 ns, and B = 900 GB/s (18 NVLink5 links x 50 GB/s, DGX B200 datasheet). Ring
+  // all-reduce of 1 GiB on 8 ranks: 2(N-1) = 14 steps of α + ⌈(S/N) / B⌉, S/N = 134,217,728 B, which
+  // takes 134217728 / 900e9 s = 149,130,808.9 ps, rounded up to 149,130,809 ps.
+  const auto j = simulate_json({without_params("dgx-b200"), "--size", "1G"});
+  CHECK(j["time_ps"] == 14 * (600'000 + 149'130'809));
+  // With its parameters: 32 channels, NVLink at 0.8 of its line rate (SM100_NVLINK_BW 40 of 50 GB/s in
+  // NCCL's src/graph/topo.h), so busbw stays below 0.8 x 900 = 720 GB/s.
+  const auto p = simulate_json({"dgx-b200", "--size", "1G"});
+  CHECK(p["channels"] == 32);
+  CHECK(p["busbw_GBps"].get<double>() <= 720.0);
+  CHECK(p["busbw_GBps"].get<double>() > 0.9 * 720.0);
+}
+
+TEST_CASE("dgx-b200-2node-ib400: all-gather on 32 channels crosses every NIC with equal bytes", "[topology][bundled][b200][multi-node]") {
+  // 32 channels, each ring rotated inside each node: channels c, c+8, c+16, c+24 leave a node through
+  // one NIC. S = 1 GiB of floats: 2^24 elements per part, exactly 2^19 per channel, so each channel's
+  // ring edge carries (15/16) · S/32 and each NIC (15/16) · S/8 = 125,829,120 B. busbw is then bound by
+  // the 8 NICs of a node: 8 x 50 GB/s x 0.94 (the machine's InfiniBand efficiency) = 376 GB/s.
+  const auto j = simulate_json({"dgx-b200-2node-ib400", "--collective", "allgather", "--size", "1G"});
+  REQUIRE(j["channels"] == 32);
+  int nics = 0;
+  for (const auto& l : j["links"]) {
+    const std::string from = l["from"], to = l["to"];
+    if (from.find("-nic") == std::string::npos || to != "ib-leaf") continue;
+    ++nics;
+    CHECK(l["bytes"] == 125'829'120);
+  }
+  CHECK(nics == 16);
+  CHECK(j["busbw_GBps"].get<double>() <= 8 * 50.0 * 0.94);
+  CHECK(j["busbw_GBps"].get<double>() > 7 * 50.0 * 0.94);
+}

@@ -1,5 +1,9 @@
 // The bundled machines of the nccl-tests logs (issue 4, point 8): what their GPUs share, and the hosts
 // that multi-node algorithms see.
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -20,6 +24,17 @@ std::string without_params(std::string_view name) {
     }
   FAIL("no bundled topology " << name);
   return "";
+}
+
+// The bytes each NIC sent into the leaf switch (links NIC -> ib-leaf of `j`'s per-link report), in
+// the report's order.
+std::vector<std::uint64_t> nic_uplink_bytes(const nlohmann::json& j) {
+  std::vector<std::uint64_t> bytes;
+  for (const auto& l : j["links"]) {
+    const std::string from = l["from"], to = l["to"];
+    if (from.find("-nic") != std::string::npos && to == "ib-leaf") bytes.push_back(l["bytes"]);
+  }
+  return bytes;
 }
 
 }  // namespace
@@ -92,14 +107,19 @@ TEST_CASE("dgx-b200-2node-ib400: all-gather on 32 channels crosses every NIC wit
   // the 8 NICs of a node: 8 x 50 GB/s x 0.94 (the machine's InfiniBand efficiency) = 376 GB/s.
   const auto j = simulate_json({"dgx-b200-2node-ib400", "--collective", "allgather", "--size", "1G"});
   REQUIRE(j["channels"] == 32);
-  int nics = 0;
-  for (const auto& l : j["links"]) {
-    const std::string from = l["from"], to = l["to"];
-    if (from.find("-nic") == std::string::npos || to != "ib-leaf") continue;
-    ++nics;
-    CHECK(l["bytes"] == 125'829'120);
-  }
-  CHECK(nics == 16);
+  CHECK(nic_uplink_bytes(j) == std::vector<std::uint64_t>(16, 125'829'120));
   CHECK(j["busbw_GBps"].get<double>() <= 8 * 50.0 * 0.94);
   CHECK(j["busbw_GBps"].get<double>() > 7 * 50.0 * 0.94);
+}
+
+TEST_CASE("a 2-node all-gather sends equal bytes through each of the 16 NICs", "[topology][bundled][multi-node][channels]") {
+  // dgx-h100-2node-ib400: 24 channels, each channel's ring rotated inside each node, so it leaves
+  // node 0 through the NIC of local GPU (c + 7) mod 8: channels c, c + 8 and c + 16 share a NIC. On
+  // a ring all-gather every edge carries N-1 of the channel's N pieces, (15/16)·S_c. S = 1 GiB of
+  // floats is 2^28 elements, 2^24 per part, 699,050 per channel and 16 left: channels 0-15 take one
+  // more. Each NIC's three channels hold (699,051 + 699,051 + 699,050) · 16 elements = 2^25 ·
+  // 4 B = 2^27 B = S/8, so each NIC sends (15/16) · 2^27 = 125,829,120 B.
+  const auto j = simulate_json({"dgx-h100-2node-ib400", "--collective", "allgather", "--size", "1G"});
+  REQUIRE(j["channels"] == 24);
+  CHECK(nic_uplink_bytes(j) == std::vector<std::uint64_t>(16, 125'829'120));
 }

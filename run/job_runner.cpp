@@ -165,11 +165,12 @@ SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome
   SweepRunReport report;
   std::vector<std::optional<JobOutcome>> outcomes(spec.count);
   std::optional<PartialFile> partial;
+  // The output is checked before any row runs, as every command's are (atomic_file.hpp): a folder
+  // in its place, a missing or unwritable folder, is one error now, with no partial file left.
+  if (spec.output) check_output_path(ref(Field::Output), *spec.output);
   // A device or FIFO (-o /dev/null) is written through, never replaced (atomic_file.hpp): it gets
-  // no partial file beside it, which would land in /dev, or fail where that is not writable. (A
-  // folder in the output's place still gets one: the final write fails and the rows are kept.)
-  const bool to_device =
-      spec.output && output_target(*spec.output).direct && !std::filesystem::is_directory(*spec.output);
+  // no partial file beside it, which would land in /dev, or fail where that is not writable.
+  const bool to_device = spec.output && output_target(*spec.output).direct;
   const bool keeps_partial = spec.output && !to_device;
   if (to_device && spec.resume)
     throw RequestError(Field::Resume, spec.output->string(),
@@ -177,9 +178,6 @@ SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome
                                    "partial file to resume from; expected {1} FILE",
                                    ref(Field::Resume), ref(Field::Output), spec.output->string()));
   if (keeps_partial) {
-    const auto folder = spec.output->parent_path();
-    if (!folder.empty() && !std::filesystem::is_directory(folder))
-      throw OutputError(fmt::format("{}: {}: cannot be written: no folder {}", ref(Field::Output), spec.output->string(), folder.string()));
     report.partial = partial_path(*spec.output);
     // Opened and locked before it is read: a sweep that still runs holds the lock, and is named.
     partial.emplace(report.partial, *spec.output);

@@ -9,9 +9,12 @@ namespace collsim::run {
 namespace {
 
 std::string count_message(Field field, std::string_view text, std::uint64_t min, std::uint64_t max) {
-  // A field bounded only by the type's range (a rank, before the ranks are known): a negative value
-  // is told the bound that matters, not 4294967295.
-  if (max == std::numeric_limits<std::uint32_t>::max() && text.starts_with('-'))
+  // A field bounded only by the type's range (a rank, before the ranks are known) is told the bound
+  // that matters, not 4294967295, unless its value passes that one.
+  std::uint64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  const bool too_large = ec == std::errc::result_out_of_range || (ec == std::errc() && v > max);
+  if (max == std::numeric_limits<std::uint32_t>::max() && !too_large)
     return fmt::format("{}: found \"{}\", expected a whole number, {} or more", ref(field), text, min);
   return fmt::format("{}: found \"{}\", expected a whole number from {} to {}", ref(field), text, min, max);
 }

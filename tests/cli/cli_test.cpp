@@ -281,6 +281,13 @@ TEST_CASE("a negative count is told its lower bound, not the type's upper one", 
   check_bad_input({"simulate", "--size", "1M", "--collective", "broadcast", "--root", "8"},
                   "--root: found \"8\", expected a whole number from 0 to 7");
   check_bad_input({"simulate", "--size", "1M", "--ranks", "-2"}, "--ranks: found \"-2\", expected a whole number, 1 or more");
+  check_bad_input({"simulate", "--size", "1M", "--ranks", "0"}, "--ranks: found \"0\", expected a whole number, 1 or more");
+  // Only a value past the type's end is told its end.
+  check_bad_input({"simulate", "--size", "1M", "--ranks", "99999999999"},
+                  "--ranks: found \"99999999999\", expected a whole number from 1 to 4294967295");
+  // The ends of a range are told the field's bounds, as a single value is.
+  for (const char* range : {"2..5000000000", "a..8", "2.."})
+    check_bad_input({"sweep", "--gpus", range, "--fabric", "switch", "--sizes", "8"}, "expected a whole number from 1 to 1048576");
 }
 
 TEST_CASE("explain ends with the check of the collective it explained", "[cli][seed]") {

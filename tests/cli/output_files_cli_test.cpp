@@ -94,6 +94,14 @@ TEST_CASE("an output path under a file, or naming a folder, fails before any wor
   check_output_error({"plot", plot_csv(dir), "-o", chart_folder.string()},
                      "-o: " + chart_folder.string() + " is a folder; expected a file to write");
   CHECK(std::filesystem::is_empty(folder));
+  // A sweep too, before its rows run, with no partial file left beside the folder (twice: a second
+  // run is told the same, not that an interrupted run waits).
+  const auto sweep_folder = dir / "sweep.csv";
+  std::filesystem::create_directory(sweep_folder);
+  for (int run = 0; run < 2; ++run)
+    check_output_error({"sweep", "--sizes", "1M", "-o", sweep_folder.string()},
+                       "-o: " + sweep_folder.string() + " is a folder; expected a file to write");
+  CHECK_FALSE(std::filesystem::exists(dir / ".sweep.csv.partial"));
 }
 
 TEST_CASE("an output path in a folder this user cannot write fails before any work", "[cli][output]") {

@@ -108,6 +108,17 @@ void kill_and_resume(int sig, const std::string& name) {
   const std::size_t kept = lines_in(partial) - 1;
   CHECK(kept >= 2);
   CHECK(kept < kSlowRows);  // stopped halfway, not after the end
+  // Half a record after the last whole one, as a run killed while writing leaves it: dropped.
+  std::ofstream(partial, std::ios::app) << "15 ok 1,2";
+  // Never overwritten silently; the same command with other options is another sweep.
+  const auto again = run_collsim(slow_sweep(out));
+  CHECK(again.code == 2);
+  CHECK_THAT(again.err, Catch::Contains("--resume"));
+  auto other = slow_sweep(out);
+  other.insert(other.end(), {"--resume", "--link-bandwidth", "50GB/s"});
+  const auto refused = run_collsim(other);
+  CHECK(refused.code == 2);
+  CHECK_THAT(refused.err, Catch::Contains("different sweep"));
 
   auto resume = slow_sweep(out);
   resume.push_back("--resume");

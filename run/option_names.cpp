@@ -7,6 +7,7 @@ namespace collsim::run {
 std::string flag_spelling(Field field) {
   switch (field) {
     case Field::Log: return "LOG";
+    case Field::Shards: return "SHARDS";
     case Field::Output: return "-o";
     case Field::Jobs: return "-j/--jobs";
     case Field::MinBytes: return "-b/--minbytes";

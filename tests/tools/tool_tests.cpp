@@ -257,6 +257,20 @@ TEST_CASE("a sweep to a full standard output stops at once with one line and exi
   CHECK(err == std::string("collsim: error: standard output: cannot be written: ") + std::strerror(ENOSPC) + "\n");
 }
 
+TEST_CASE("a report to a full standard output is exit 74 with one line that says why", "[process]") {
+  if (!std::filesystem::exists("/dev/full")) {
+    WARN("/dev/full is missing; skipped");
+    std::exit(kSkip);
+  }
+  const auto [status, err] =
+      wait_for(start_collsim({"simulate", "--gpus", "4", "--fabric", "switch", "--size", "1M", "--format", "json"},
+                             "/dev/full"));
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 74);
+  CHECK(err == std::string("collsim: error: could not write the output to standard output: ") + std::strerror(ENOSPC) +
+                   "\n");
+}
+
 TEST_CASE("a sweep to standard output stopped with SIGTERM says the rows printed, not a partial file",
           "[process][sweep]") {
   const auto dir = scratch_dir("sigterm_stdout");

@@ -105,7 +105,7 @@ Work run_sweep(run::SweepRequest request, unsigned threads) {
   run::SweepRunSpec spec = run::sweep_run_spec(plan);
   spec.threads = threads;
   std::ostringstream out, err;
-  (void)run::run_jobs(spec, [&](std::size_t k) { return run::run_sweep_row(plan, k); }, out, err);
+  (void)run::run_jobs(spec, [&](std::size_t k, const std::atomic<bool>& stop) { return run::run_sweep_row(plan, k, &stop); }, out, err);
   return Work{};
 }
 

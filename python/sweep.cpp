@@ -32,7 +32,7 @@ SweepOutput run_sweep(run::SweepText text) {
   spec.spelling = run::flag_spelling;
   std::ostringstream out, err;
   const run::SweepRunReport report =
-      run::run_jobs(spec, [&](std::size_t k) { return run::run_sweep_row(plan, k); }, out, err);
+      run::run_jobs(spec, [&](std::size_t k, const std::atomic<bool>& stop) { return run::run_sweep_row(plan, k, &stop); }, out, err);
   for (auto& line : run::finished_notices(plan, spec, report, run::flag_spelling)) output.notices.push_back(line);
   output.csv = out.str();
   output.signal = report.signal;

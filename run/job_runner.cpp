@@ -21,6 +21,7 @@
 #include "sim/units/saturate.hpp"
 #include "run/atomic_file.hpp"
 #include "run/partial_file.hpp"
+#include "sim/engine.hpp"
 #include "run/errors.hpp"
 
 namespace collsim::run {
@@ -160,7 +161,7 @@ std::filesystem::path partial_path(const std::filesystem::path& output) {
   return output.parent_path() / ("." + output.filename().string() + ".partial");
 }
 
-SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome(std::size_t)>& job,
+SweepRunReport run_jobs(const SweepRunSpec& spec, const Job& job,
                         std::ostream& out, std::ostream& err) {
   SweepRunReport report;
   std::vector<std::optional<JobOutcome>> outcomes(spec.count);
@@ -231,6 +232,9 @@ SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome
   };
 
   StopSignals signals;
+  // Set from g_stop_signal by the waiting loop below: the running jobs end within a few thousand
+  // events (sim::RunOptions::stop) instead of running to their end, and run again on --resume.
+  std::atomic<bool> cancel{false};
   const auto worker = [&] {
     while (g_stop_signal.load() == 0 && !halt.load()) {
       const std::size_t k = next.fetch_add(1);
@@ -238,7 +242,9 @@ SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome
       const std::size_t i = todo[k];
       JobOutcome o;
       try {
-        o = job(i);
+        o = job(i, cancel);
+      } catch (const sim::Stopped&) {
+        break;  // stopped by a signal: not done
       } catch (...) {
         std::lock_guard lock(mutex);
         if (!failure || failure->first > i) failure.emplace(i, std::current_exception());
@@ -283,7 +289,8 @@ SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome
     for (unsigned t = 0; t < n; ++t) threads.emplace_back(worker);
     std::unique_lock lock(mutex);
     while (exited < n) {
-      changed.wait_for(lock, std::chrono::milliseconds(200));
+      changed.wait_for(lock, std::chrono::milliseconds(50));
+      if (g_stop_signal.load() != 0) cancel.store(true);
       if (spec.progress) draw(done);
     }
   }

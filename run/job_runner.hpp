@@ -1,13 +1,14 @@
 // Running a sweep's jobs on several threads without losing work: each finished row is appended at
 // once to a partial file beside the output (".NAME.partial"); the output is written atomically
 // from it, in job order, when every job has run; `--resume` reloads what a killed or interrupted
-// run had finished; SIGINT and SIGTERM stop it cleanly (running jobs finish, the rest wait for a
-// --resume). The partial file is locked while a sweep runs, so that a second sweep to the same
+// run had finished; SIGINT and SIGTERM stop it cleanly (running jobs are told to stop, and with
+// the rest wait for a --resume). The partial file is locked while a sweep runs, so that a second sweep to the same
 // output is refused; a write that fails stops the sweep at once.
 #pragma once
 
 #include <cstddef>
 #include <filesystem>
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <ostream>
@@ -57,6 +58,10 @@ struct SweepRunReport {
 /// The partial file of `output`: ".NAME.partial" in its folder.
 std::filesystem::path partial_path(const std::filesystem::path& output);
 
+/// One job: its outcome, given a flag that turns true when a signal stops the run (a job that sees it
+/// may end early by throwing sim::Stopped; it is then not done, and runs again on --resume).
+using Job = std::function<JobOutcome(std::size_t, const std::atomic<bool>& stop)>;
+
 /// Runs `job(i)` for every job not yet done, on spec.threads threads, and writes spec.header and
 /// the records in job order to the output (atomically) or to `out`. `job` must be safe to call
 /// from several threads at once. Throws RequestError (Field::Resume, Field::Output) for a partial file that exists without
@@ -64,7 +69,7 @@ std::filesystem::path partial_path(const std::filesystem::path& output);
 /// lock, and when a file or `out` cannot be written (no further job starts after the first failed
 /// write; the partial file keeps the whole lines written before it, for --resume); and rethrows
 /// the exception of the lowest failed job.
-SweepRunReport run_jobs(const SweepRunSpec& spec, const std::function<JobOutcome(std::size_t)>& job,
+SweepRunReport run_jobs(const SweepRunSpec& spec, const Job& job,
                         std::ostream& out, std::ostream& err);
 
 }  // namespace collsim::run

@@ -128,7 +128,7 @@ SweepPlan plan_sweep(SweepRequest request, const algo::AlgorithmRegistry& regist
   return plan;
 }
 
-JobOutcome run_sweep_row(const SweepPlan& plan, std::size_t k) {
+JobOutcome run_sweep_row(const SweepPlan& plan, std::size_t k, const std::atomic<bool>* stop) {
   const SweepRequest& o = plan.request;
   const SweepJob& j = plan.jobs[plan.mine[k]];
   const SweepTopology& t = o.topologies[j.topology];
@@ -146,7 +146,7 @@ JobOutcome run_sweep_row(const SweepPlan& plan, std::size_t k) {
     } catch (const RequestError& e) {  // e.g. a root beyond this row's ranks
       return {true, e.message(), {}};  // its references rendered by the front end
     }
-    const Simulated run = simulate_plan(p, t.topology, o.network);
+    const Simulated run = simulate_plan(p, t.topology, o.network, Formula::None, nullptr, stop);
     return {false, json ? reports::sweep_json_row(context, run.summary, t.topology)
                         : reports::sweep_csv_row(context, run.summary, t.topology),
             {}};

@@ -4,6 +4,7 @@
 // Python run it with the job runner (run/job_runner.hpp).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -69,7 +70,8 @@ struct SweepPlan {
 /// Runs row `mine[k]` of `plan`: its record, a skip with the reason (field references in place,
 /// run/errors.hpp render()) when the algorithm or an option cannot serve it,
 /// or a record with its error column set when its time passes the clock. Safe on several threads.
-[[nodiscard]] JobOutcome run_sweep_row(const SweepPlan& plan, std::size_t k);
+/// Throws sim::Stopped once `stop` holds true (sim::RunOptions::stop; run_jobs sets it on a signal).
+[[nodiscard]] JobOutcome run_sweep_row(const SweepPlan& plan, std::size_t k, const std::atomic<bool>* stop = nullptr);
 
 /// The job runner's settings for `plan`: the header (with the shard head line for a shard), the
 /// footer, the fingerprint and the row count. The caller sets output, resume, threads, progress.

@@ -77,7 +77,7 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
   spec.progress = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
   spec.spelling = flag_spelling;
   const run::SweepRunReport report =
-      run::run_jobs(spec, [&](std::size_t k) { return run::run_sweep_row(plan, k); }, out, err);
+      run::run_jobs(spec, [&](std::size_t k, const std::atomic<bool>& stop) { return run::run_sweep_row(plan, k, &stop); }, out, err);
   for (const auto& line : run::finished_notices(plan, spec, report, flag_spelling)) err << "collsim: " << line << "\n";
   if (report.signal > 0) {
     if (!spec.output)

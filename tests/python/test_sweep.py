@@ -1,8 +1,11 @@
 """collsim.sweep(): a pandas DataFrame of `collsim sweep`'s CSV, with times from the closed form."""
 
 import io
+import os
+import signal
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -72,3 +75,16 @@ def test_import_works_without_pandas():
             "try:\n    collsim.sweep(sizes=[8])\nexcept ImportError:\n    print('no pandas')\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["263658240", "no", "pandas"]
+
+
+def test_ctrl_c_stops_a_long_sweep():
+    # One row of ring all-reduce on 16,384 GPUs: minutes of work. A real SIGINT a second in stops the
+    # running row within a few thousand events (run_jobs tells it to) and raises KeyboardInterrupt;
+    # without that the row would run to its end and sweep() would return a DataFrame.
+    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            collsim.sweep(gpus=[16384], fabric="switch", sizes=["1G"])
+    finally:
+        timer.cancel()

@@ -99,7 +99,7 @@ void kill_and_resume(int sig, const std::string& name) {
   if (sig == SIGKILL) {
     CHECK(WIFSIGNALED(status));
   } else {
-    // Ctrl-C: running rows finish, the rest wait; exit 128 + SIGINT, rows kept.
+    // Ctrl-C: running rows stop, they and the rest wait; exit 128 + SIGINT, finished rows kept.
     REQUIRE(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 128 + SIGINT);
   }

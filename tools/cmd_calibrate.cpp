@@ -86,7 +86,7 @@ int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& er
   const run::Calibration c = run::calibrate(run, request, rows, max_evaluations);
   const std::string text = topo::write_model_params_json(c.params);
   run::write_file_atomically(o.output, [&](std::ostream& f) { f << text; });
-  log_topology(o.compare).default_notice(err);
+  o.compare.topology.default_notice(err);
   out << (o.compare.format == "json" ? render_json(o, run, c) : render_table(o, run, c));
   return kExitOk;
 }

@@ -43,7 +43,7 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
     render_chart_atomically("--plot", o.log, reports::compare_chart_table(view), reports::compare_chart_spec(view),
                             o.plot);
 
-  log_topology(o).default_notice(err);
+  o.topology.default_notice(err);
   for (const auto& w : comparison.warnings) err << w;
   if (o.format == "json") {
     out << reports::render_compare_json(view);

@@ -13,7 +13,6 @@ void add_log_run_flags(CLI::App& cmd, CompareOptions& o) {
   add_value(cmd, "log", o.log,
             "nccl-tests output as printed; a log with only result rows needs --ranks and --collective");
   o.topology.add_to(cmd);
-  add_value(cmd, "--topology", o.topology_flag, "The topology (file or bundled name), instead of TOPOLOGY");
   add_value(cmd, "--algorithm", o.algorithm, "Algorithm to predict with, default ring; `collsim algorithms` lists them");
   add_value(cmd, "--ranks", o.ranks, "Ranks of a log that does not say (the first N GPUs of the topology)");
   add_value(cmd, "--collective", o.collective,
@@ -23,18 +22,8 @@ void add_log_run_flags(CLI::App& cmd, CompareOptions& o) {
   o.fidelity.add_to(cmd, false);
 }
 
-TopologyOptions log_topology(const CompareOptions& o) {
-  TopologyOptions t = o.topology;
-  if (!o.topology_flag.empty()) t.spec = o.topology_flag;
-  return t;
-}
-
 run::LogRequest log_request(const CompareOptions& o) {
-  if (!o.topology_flag.empty() && !o.topology.spec.empty())
-    throw UsageError(fmt::format("--topology: found \"{}\" and the topology \"{}\"; expected one of them",
-                                 o.topology_flag, o.topology.spec));
-  return run::log_request(
-      {o.log, log_topology(o).text(), o.algorithm, o.ranks, o.collective, o.network, o.fidelity.text()});
+  return run::log_request({o.log, o.topology.text(), o.algorithm, o.ranks, o.collective, o.network, o.fidelity.text()});
 }
 
 }  // namespace collsim::cli

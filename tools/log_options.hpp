@@ -17,7 +17,4 @@ void add_log_run_flags(CLI::App& cmd, CompareOptions& o);
 /// run::RequestError for a value that does not parse.
 [[nodiscard]] run::LogRequest log_request(const CompareOptions& o);
 
-/// The topology flags in effect (TOPOLOGY, or --topology in its place), for the default notice.
-[[nodiscard]] TopologyOptions log_topology(const CompareOptions& o);
-
 }  // namespace collsim::cli

@@ -28,6 +28,7 @@ void add_size_range(CLI::App& cmd, std::string& min, std::string& max, std::stri
 void TopologyOptions::add_to(CLI::App& cmd) {
   add_value(cmd, "topology", spec,
                  fmt::format("Topology JSON file or bundled name (see `collsim topo`); default {}", kDefaultTopology));
+  add_value(cmd, "--topology", flag, "The topology (file or bundled name), instead of TOPOLOGY");
   add_generator_to(cmd);
 }
 
@@ -42,7 +43,7 @@ void TopologyOptions::add_generator_to(CLI::App& cmd) {
 }
 
 bool TopologyOptions::empty() const {
-  return spec.empty() && gpus.empty() && fabric.empty() && link_bandwidth.empty() && link_latency.empty() &&
+  return spec.empty() && flag.empty() && gpus.empty() && fabric.empty() && link_bandwidth.empty() && link_latency.empty() &&
          nodes.empty() && net_bandwidth.empty() && net_latency.empty();
 }
 
@@ -53,7 +54,9 @@ void TopologyOptions::default_notice(std::ostream& err) const {
 }
 
 run::TopologyText TopologyOptions::text() const {
-  return {spec, gpus, fabric, link_bandwidth, link_latency, nodes, net_bandwidth, net_latency};
+  if (!flag.empty() && !spec.empty())
+    throw UsageError(fmt::format("--topology: found \"{}\" and the topology \"{}\"; expected one of them", flag, spec));
+  return {flag.empty() ? spec : flag, gpus, fabric, link_bandwidth, link_latency, nodes, net_bandwidth, net_latency};
 }
 
 run::TopologySpec TopologyOptions::spec_of() const { return run::topology_spec(text()); }

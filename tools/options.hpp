@@ -28,7 +28,8 @@ using run::flag_spelling;
 /// TOPOLOGY (a file or bundled name) or the generator flags --gpus/--fabric/--link-bandwidth/--link-latency
 /// and, for a multi-node fabric, --nodes/--net-bandwidth/--net-latency.
 struct TopologyOptions {
-  std::string spec;
+  std::string spec;  ///< the positional TOPOLOGY
+  std::string flag;  ///< --topology T, the same, for those who name every argument (and as Python's topology=)
   std::string gpus;
   std::string fabric;
   std::string link_bandwidth;
@@ -37,13 +38,13 @@ struct TopologyOptions {
   std::string net_bandwidth;
   std::string net_latency;
 
-  /// Registers the positional TOPOLOGY and the generator flags on `cmd`.
+  /// Registers the positional TOPOLOGY, --topology and the generator flags on `cmd`.
   void add_to(CLI::App& cmd);
   /// Registers the generator flags only (--gpus, --fabric, --link-*, --nodes, --net-*).
   void add_generator_to(CLI::App& cmd);
   /// True when neither TOPOLOGY nor a generator flag was given.
   [[nodiscard]] bool empty() const;
-  /// The flags as text (run/text_request.hpp).
+  /// The flags as text (run/text_request.hpp). Throws UsageError when both TOPOLOGY and --topology are given.
   [[nodiscard]] run::TopologyText text() const;
   /// The flags as a typed request field (run::TopologySpec); throws run::RequestError for a value
   /// that does not parse.

@@ -348,3 +348,15 @@ TEST_CASE("an option shared by several commands has one help text in all of them
     }
   }
 }
+
+TEST_CASE("every command that reads a topology takes it as TOPOLOGY or --topology, not both", "[cli]") {
+  // compare and calibrate took --topology; simulate and topo take it too (Python's topology=).
+  const auto positional = run_collsim({"simulate", "dgx-h100", "--size", "1M", "--format", "json"});
+  const auto flag = run_collsim({"simulate", "--topology", "dgx-h100", "--size", "1M", "--format", "json"});
+  REQUIRE(positional.code == 0);
+  CHECK(flag.code == 0);
+  CHECK(flag.out == positional.out);
+  CHECK(run_collsim({"topo", "--topology", "dgx-b200"}).out == run_collsim({"topo", "dgx-b200"}).out);
+  check_bad_input({"simulate", "dgx-h100", "--topology", "dgx-a100", "--size", "1M"},
+                  "--topology: found \"dgx-a100\" and the topology \"dgx-h100\"; expected one of them");
+}

@@ -121,12 +121,12 @@ Shard read_shard(const std::string& path) {
                                    path, first, kShardLinePrefix));
     if (first.starts_with("row,") || first.starts_with("{\"row\""))
       throw shard_error(path, fmt::format("merge: {}: has no \"{}I/K ...\" first line: it is the output of a sweep without "
-                                   "--shard, or a shard written by an older collsim that did not say its sweep; "
+                                   "{}, or a shard written by an older collsim that did not say its sweep; "
                                    "expected shard files of this collsim: run the shards again with it",
-                                   path, kShardLinePrefix));
-    throw shard_error(path, fmt::format("merge: {}: found {}, expected a shard file of collsim sweep --shard I/K (its first "
+                                   path, kShardLinePrefix, ref(Field::Shard)));
+    throw shard_error(path, fmt::format("merge: {}: found {}, expected a shard file of collsim sweep {} I/K (its first "
                                  "line \"{}I/K ...\")",
-                                 path, text.empty() ? "an empty file" : "no shard line", kShardLinePrefix));
+                                 path, text.empty() ? "an empty file" : "no shard line", ref(Field::Shard), kShardLinePrefix));
   }
   if (first.size() == text.size())
     throw shard_error(path, fmt::format("merge: {} line 1: the last line is cut short (no line break at its end); {}", path,
@@ -224,8 +224,8 @@ std::string merge_shards(const std::vector<std::string>& paths) {
       const ShardHead& b = s.head;
       if (a.sweep != b.sweep || a.count != b.count || a.rows != b.rows || a.format != b.format)
         throw shard_error(path, fmt::format("merge: {} is {}, but {} is {}; expected shards of one sweep (the same command "
-                                     "with --shard 0/K .. K-1/K)",
-                                     path, describe(b), shards.front().path, describe(a)));
+                                     "with {} 0/K .. K-1/K)",
+                                     path, describe(b), shards.front().path, describe(a), ref(Field::Shard)));
     }
     const auto [it, added] = by_index.try_emplace(s.head.index, path);
     if (!added)

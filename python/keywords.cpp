@@ -33,7 +33,7 @@ namespace {
 std::optional<std::string> item_text(const py::handle& value, const Slot& slot) {
   if (py::isinstance<py::bool_>(value)) return std::nullopt;  // an int to Python, a mistake here
   if (py::isinstance<py::str>(value)) return value.cast<std::string>();
-  if (PyIndex_Check(value.ptr()) != 0) {
+  if (!slot.path && PyIndex_Check(value.ptr()) != 0) {  // a file is named, never numbered
     const auto number = py::reinterpret_steal<py::object>(PyNumber_Index(value.ptr()));
     if (!number) throw py::error_already_set();
     return py::str(number).cast<std::string>();

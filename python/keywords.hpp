@@ -20,7 +20,7 @@ namespace py = pybind11;
 struct Slot {
   std::string* text = nullptr;  ///< the request text it sets (null: the keyword is unknown)
   bool list = false;            ///< a list (or tuple) of items is allowed, joined by commas
-  bool path = false;            ///< an os.PathLike is allowed
+  bool path = false;            ///< a file: a str or an os.PathLike, not an int
   bool* flag = nullptr;         ///< instead of text: a bool (verify)
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -55,8 +56,18 @@ Plan algorithm_plan(const SimulationRequest& r, const algo::AlgorithmInfo& algor
                     topo::PathTable* paths = nullptr) {
   const std::uint32_t ranks = rank_count(r, topology);
   return naming_size(r, [&] {
-    return build_plan(algorithm, topology, ranks, r.options, *r.size, validation::dtype_size(r.dtype), r.model,
-                      ops_of(r), paths);
+    try {
+      return build_plan(algorithm, topology, ranks, r.options, *r.size, validation::dtype_size(r.dtype), r.model,
+                        ops_of(r), paths);
+    } catch (const std::length_error& e) {
+      // More ops than a materialised schedule holds: the ranks and the algorithm are what to change
+      // (a request that asked for every op, to save, trace or verify them, names that instead).
+      if (ops_of(r) == Ops::Materialised) throw;
+      throw RequestError(Field::Ranks, std::to_string(ranks),
+                         fmt::format("{}: {} {} on {} ranks: {}; expected fewer ranks or another {}", ref(Field::Ranks),
+                                     algorithm.name, sched::collective_name(algorithm.collective), ranks, e.what(),
+                                     ref(Field::Algorithm)));
+    }
   });
 }
 

@@ -360,3 +360,12 @@ TEST_CASE("every command that reads a topology takes it as TOPOLOGY or --topolog
   check_bad_input({"simulate", "dgx-h100", "--topology", "dgx-a100", "--size", "1M"},
                   "--topology: found \"dgx-a100\" and the topology \"dgx-h100\"; expected one of them");
 }
+
+TEST_CASE("a schedule too large to hold names the ranks and the algorithm", "[cli]") {
+  // direct all-reduce on 2^20 GPUs: 2^20 ranks x (3·2^20 - 2) chunks is past the 2^24 buffer slots a
+  // materialised schedule holds (sim/schedule/builder.cpp); ring is generated on demand instead.
+  check_bad_input({"simulate", "--gpus", "1048576", "--fabric", "switch", "--size", "1M", "--algorithm", "direct"},
+                  "--ranks: direct allreduce on 1048576 ranks: a schedule of 1048576 ranks x 3145726 chunks");
+  check_bad_input({"simulate", "--gpus", "1048576", "--fabric", "switch", "--size", "1M", "--algorithm", "direct"},
+                  "; expected fewer ranks or another --algorithm");
+}

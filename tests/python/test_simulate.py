@@ -78,6 +78,11 @@ def test_unknown_keywords_and_wrong_types_raise_type_error():
         collsim.simulate(size="1G", channels=True)
     with pytest.raises(TypeError, match=r"simulate\(\): verify must be a bool, not int"):
         collsim.simulate(size="1G", verify=1)
+    # A file is named, never numbered.
+    with pytest.raises(TypeError, match=r"simulate\(\): params must be a str or an os.PathLike, not int"):
+        collsim.simulate(size="1G", params=3)
+    with pytest.raises(TypeError, match=r"compare\(\): log must be a str or an os.PathLike, not int"):
+        collsim.compare(3)
 
 
 def test_none_is_not_given():

@@ -369,3 +369,17 @@ TEST_CASE("a schedule too large to hold names the ranks and the algorithm", "[cl
   check_bad_input({"simulate", "--gpus", "1048576", "--fabric", "switch", "--size", "1M", "--algorithm", "direct"},
                   "; expected fewer ranks or another --algorithm");
 }
+
+TEST_CASE("a collective of 0 bytes takes no time under NCCL's model and its latencies under the ideal one", "[cli]") {
+  // NCCL 2.30.7 discards a collective of count 0 (taskAppend, src/enqueue.cc: "Empty collectives can be
+  // discarded"): nccl-tests measures 0.13-0.16 us of launch overhead for it (the B200 all-gather log).
+  const auto nccl = simulate_json({"dgx-a100", "--size", "0"});
+  CHECK(nccl["protocol"] != "none");
+  CHECK(nccl["time_ps"] == 0);
+  CHECK(nccl["closed_form_us"].is_null());
+  // The ideal model: ring all-reduce on 4 GPUs of a switch (1 us per link, two links a hop) sends
+  // 2(N-1) = 6 empty messages one after the other, 2 us each.
+  const auto ideal = simulate_json({"--gpus", "4", "--fabric", "switch", "--size", "0"});
+  CHECK(ideal["protocol"] == "none");
+  CHECK(ideal["time_ps"] == 6 * 2'000'000);
+}

@@ -1,8 +1,6 @@
 #include "run/lists.hpp"
 
 #include <algorithm>
-#include <optional>
-#include <charconv>
 #include <limits>
 
 #include <fmt/format.h>
@@ -41,13 +39,7 @@ std::vector<std::uint32_t> parse_count_list(Field field, std::string_view text, 
     }
     // The order first, so that "8..2" and "2..1" get the same message whatever the bounds; an end
     // that is no whole number, or a huge one, is told the field's bounds below.
-    const auto number = [](std::string_view t) -> std::optional<std::uint64_t> {
-      std::uint64_t v = 0;
-      const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-      if (t.empty() || ec != std::errc() || ptr != t.data() + t.size()) return std::nullopt;
-      return v;
-    };
-    const auto first = number(item.substr(0, dots)), last = number(item.substr(dots + 2));
+    const auto first = whole_number(item.substr(0, dots)), last = whole_number(item.substr(dots + 2));
     if (first && last && *first > *last)
       throw RequestError(field, item,
                          fmt::format("{}: found the range \"{}\", expected A..B with A <= B", ref(field), item));

@@ -31,13 +31,17 @@ auto with_field(Field field, std::string_view text, Parse parse) {
 
 }  // namespace
 
-std::uint32_t parse_count(Field field, std::string_view text, std::uint32_t min, std::uint32_t max) {
+std::optional<std::uint64_t> whole_number(std::string_view text) noexcept {
   std::uint64_t v = 0;
-  const auto* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
-  if (text.empty() || ec != std::errc() || ptr != end || v < min || v > max)
-    throw RequestError(field, std::string(text), count_message(field, text, min, max));
-  return static_cast<std::uint32_t>(v);
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+std::uint32_t parse_count(Field field, std::string_view text, std::uint32_t min, std::uint32_t max) {
+  const auto v = whole_number(text);
+  if (!v || *v < min || *v > max) throw RequestError(field, std::string(text), count_message(field, text, min, max));
+  return static_cast<std::uint32_t>(*v);
 }
 
 void check_count(Field field, std::uint64_t value, std::uint64_t min, std::uint64_t max) {

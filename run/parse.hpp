@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,9 @@ namespace collsim::run {
 
 /// A whole number in [min, max]: "found \"TEXT\", expected a whole number from MIN to MAX".
 [[nodiscard]] std::uint32_t parse_count(Field field, std::string_view text, std::uint32_t min, std::uint32_t max);
+/// The whole of `text` as a decimal number; nullopt for an empty text, another character or a value
+/// past 2^64 - 1.
+[[nodiscard]] std::optional<std::uint64_t> whole_number(std::string_view text) noexcept;
 /// Throws the error parse_count gives for `value` outside [min, max] (a typed value, e.g. from Python).
 void check_count(Field field, std::uint64_t value, std::uint64_t min, std::uint64_t max);
 /// A size (units.hpp parse_size: 1G, 512K, 1GB); the UnitError's message after "FIELD: ".

@@ -287,18 +287,12 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
     plan.paths = paths;
     return plan;
   }
-  std::vector<std::uint32_t> copies;
-  sched::Schedule schedule;
-  if (ops == Ops::TimesOnly && fidelity.channels > 1) {
-    algo::FoldedChannels folded = algo::build_folded_channels(algorithm, request, fidelity.channels);
-    schedule = std::move(folded.schedule);
-    copies = std::move(folded.copies);
-  } else {
-    schedule = algo::build_with_channels(algorithm, request, fidelity.channels);
-  }
-  Plan plan{std::move(schedule), std::move(rank_to_node), std::move(request), std::move(fidelity), chunk,
+  algo::FoldedChannels built = ops == Ops::TimesOnly && fidelity.channels > 1
+                                   ? algo::build_folded_channels(algorithm, request, fidelity.channels)
+                                   : algo::FoldedChannels{algo::build_with_channels(algorithm, request, fidelity.channels), {}};
+  Plan plan{std::move(built.schedule), std::move(rank_to_node), std::move(request), std::move(fidelity), chunk,
             std::move(chunk_source)};
-  plan.channel_copies = std::move(copies);
+  plan.channel_copies = std::move(built.copies);
   plan.closed_form = algorithm.closed_form_time;
   plan.paths = paths;
   apply_slicing(plan, topology);
@@ -372,7 +366,8 @@ Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::s
   run_options.channel_copies = plan.channel_copies;
   run_options.stop = stop;
   sim::Result result;
-  if (plan.schedule.header.size == 0 && fidelity.protocol) {  // `discarded` below
+  const bool discarded = plan.schedule.header.size == 0 && fidelity.protocol.has_value();
+  if (discarded) {
     // NCCL discards a collective of no elements before it launches anything (taskAppend in
     // src/enqueue.cc, NCCL 2.30.7: "Empty collectives can be discarded"), so under its model (a
     // protocol) S = 0 takes no time and moves nothing; nccl-tests measures 0.13-0.16 us of launch
@@ -392,8 +387,7 @@ Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::s
   // Ranks on several hosts see two fabrics (the host's and the network's); closed_form_time gives
   // a form there only for the algorithm built for it (hierarchical). The forms take the protocol's
   // base and step latency and efficiency, not channels or slices.
-  const bool discarded = plan.schedule.header.size == 0 && fidelity.protocol;  // see above: no closed form either
-  if (plan.request && plan.closed_form && !discarded)
+  if (plan.request && plan.closed_form && !discarded)  // nothing ran: no closed form either
     if (const auto form = plan.closed_form(
             *plan.request,
             fabric_alpha_beta(run_topology, plan.rank_to_node, *plan.request, plan.schedule, fidelity.costs,

@@ -1,7 +1,6 @@
 #include "run/sweep_merge.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <optional>
 
@@ -11,6 +10,7 @@
 #include "reports/csv.hpp"
 #include "reports/sweep_row.hpp"
 #include "run/errors.hpp"
+#include "run/parse.hpp"
 #include "run/sweep_shard.hpp"
 #include "sim/io/text_file.hpp"
 
@@ -51,12 +51,6 @@ std::vector<Record> records_after_head(std::string_view text, bool csv) {
   return out;
 }
 
-std::optional<std::uint64_t> whole_number(std::string_view text) {
-  std::uint64_t v = 0;
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
-  return v;
-}
 
 // "shard 1/3 of sweep 0123456789abcdef (36 rows, csv)"
 std::string describe(const ShardHead& h) {

@@ -1,19 +1,13 @@
 #include "run/sweep_shard.hpp"
 
-#include <charconv>
 
 #include <fmt/format.h>
+
+#include "run/parse.hpp"
 
 namespace collsim::run {
 namespace {
 
-// The whole of `text` as a decimal number.
-std::optional<std::uint64_t> whole_number(std::string_view text) {
-  std::uint64_t v = 0;
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
-  return v;
-}
 
 // `text` split at single spaces.
 std::vector<std::string_view> words(std::string_view text) {

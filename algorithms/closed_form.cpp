@@ -8,6 +8,7 @@
 #include "algorithms/chunk_tables.hpp"
 #include "algorithms/host_grid.hpp"
 #include "algorithms/nccl_trees.hpp"
+#include "algorithms/node_trees.hpp"
 #include "sim/schedule/collective_spec.hpp"
 
 namespace collsim::algo {
@@ -135,17 +136,8 @@ std::optional<Time> tree(const Form& f) {
   return std::nullopt;
 }
 
-std::optional<Time> double_tree(const Form& f) {
-  if (f.f.shared_port || f.r.collective != Collective::AllReduce) return std::nullopt;
-  // Each tree pipelines its half up and down its own height (NCCL's double binary tree; Sanders,
-  // Speck & Träff 2009): max over the trees of 2D(α + τ(c)) + (C_t - 1)·τ(c). ncclGetDtree's two
-  // trees do share some rank pairs (for N = 8 ranks 1 and 2: 1 is 2's child in the first tree and
-  // its parent in the second), and a shared directed link serialises the chunks of both trees:
-  // M + α, M the most serialisation time (Σ τ over its chunks) of any one directed link. The form
-  // is the larger of the two terms; where a link is shared it is an estimate within 2D(α + τ(c))
-  // of the simulation either way (the hops before and after that link), and a lower one when the
-  // link bounds the time.
-  const auto [first, second] = nccl_dtree(f.r.nranks);
+// Two trees side by side, each carrying its half (build_tree_pair): see double_tree below.
+Time tree_pair(const Form& f, const Tree& first, const Tree& second) {
   const auto halves = split_parts(f.r, 2);
   Time t{0};
   std::map<std::pair<sched::Rank, sched::Rank>, Time> on_link;
@@ -162,6 +154,29 @@ std::optional<Time> double_tree(const Form& f) {
   Time busiest{0};
   for (const auto& [link, time] : on_link) busiest = std::max(busiest, time);
   return std::max(t, busiest + f.f.alpha);
+}
+
+std::optional<Time> double_tree(const Form& f) {
+  if (f.f.shared_port || f.r.collective != Collective::AllReduce) return std::nullopt;
+  // Each tree pipelines its half up and down its own height (NCCL's double binary tree; Sanders,
+  // Speck & Träff 2009): max over the trees of 2D(α + τ(c)) + (C_t - 1)·τ(c). ncclGetDtree's two
+  // trees do share some rank pairs (for N = 8 ranks 1 and 2: 1 is 2's child in the first tree and
+  // its parent in the second), and a shared directed link serialises the chunks of both trees:
+  // M + α, M the most serialisation time (Σ τ over its chunks) of any one directed link. The form
+  // is the larger of the two terms; where a link is shared it is an estimate within 2D(α + τ(c))
+  // of the simulation either way (the hops before and after that link), and a lower one when the
+  // link bounds the time.
+  const auto [first, second] = nccl_dtree(f.r.nranks);
+  return tree_pair(f, first, second);
+}
+
+std::optional<Time> nccl_tree(const Form& f) {
+  if (f.f.shared_port || f.r.collective != Collective::AllReduce) return std::nullopt;
+  // The double tree's form on NCCL's node-aware trees. On one host both trees are the chain
+  // 0 -> .. -> N-1, so every link carries both halves: the busiest-link term, an estimate within
+  // 2(N-1)(α + τ(c)) of the simulation (the hops before and after the link).
+  const auto [first, second] = nccl_node_dtree(f.r.nranks, f.r.hosts);
+  return tree_pair(f, first, second);
 }
 
 std::optional<Time> halving_doubling(const Form& f) {
@@ -234,6 +249,10 @@ std::optional<Time> tree_closed_form_time(const Request& r, const AlphaBeta& fab
 
 std::optional<Time> double_tree_closed_form_time(const Request& r, const AlphaBeta& fabric) {
   return on_one_fabric(r, fabric, Peers::Any, &double_tree);
+}
+
+std::optional<Time> nccl_tree_closed_form_time(const Request& r, const AlphaBeta& fabric) {
+  return on_one_fabric(r, fabric, Peers::Any, &nccl_tree);
 }
 
 std::optional<Time> halving_doubling_closed_form_time(const Request& r, const AlphaBeta& fabric) {

@@ -45,7 +45,7 @@ struct AlphaBeta {
 // link of their own (fabric.neighbours_only); and besides:
 //   ps with several shards or an external server; halving-doubling for N not a power of two,
 //   parts of different sizes or one port; recursive doubling for N not a power of two or one port
-//   (all-gather also for parts of different sizes); tree and double-tree on one port (a parent's
+//   (all-gather also for parts of different sizes); tree, double-tree and nccl-tree on one port (a parent's
 //   children share it); direct
 //   reduce-scatter, all-gather and all-reduce on one port with parts of different sizes;
 //   hierarchical without an inter-host route or a host grid; any collective the algorithm lacks.
@@ -54,7 +54,7 @@ struct AlphaBeta {
 // all-reduce, reduce-scatter, all-gather and all-to-all, direct, halving-doubling, recursive
 // doubling, ps); for the pipelined ones (tree, double-tree, ring broadcast/reduce) exact when the
 // pipeline chunk divides S (each tree's half for double-tree), else an upper bound within one
-// chunk time per hop; double-tree where its trees share a link is an estimate (see the .cpp).
+// chunk time per hop; double-tree where its trees share a link, and nccl-tree, are estimates (see the .cpp).
 // On one port, direct's forms are lower bounds. Hierarchical's form is step-synchronous, an upper
 // bound (see the .cpp).
 
@@ -67,6 +67,9 @@ std::optional<Time> direct_closed_form_time(const Request& request, const AlphaB
 std::optional<Time> tree_closed_form_time(const Request& request, const AlphaBeta& fabric);
 /// NCCL's double binary tree all-reduce: the slower tree, or the busiest shared link.
 std::optional<Time> double_tree_closed_form_time(const Request& request, const AlphaBeta& fabric);
+/// NCCL's node-aware tree all-reduce (nccl-tree) on one host: the double tree's form on its two
+/// chains, whose links both halves share (an estimate within 2(N-1)(α + τ(c))).
+std::optional<Time> nccl_tree_closed_form_time(const Request& request, const AlphaBeta& fabric);
 /// Halving-doubling (Thakur, Rabenseifner & Gropp 2005): log2 N·α + (N-1)·τ(P) per half.
 std::optional<Time> halving_doubling_closed_form_time(const Request& request, const AlphaBeta& fabric);
 /// Recursive doubling: log2 N·(α + τ(S)) all-reduce; as halving-doubling for all-gather.

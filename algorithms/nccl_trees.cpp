@@ -65,19 +65,22 @@ Tree nccl_btree(sched::Rank n) {
   return t;
 }
 
+sched::Rank dtree_role(sched::Rank n, unsigned which, sched::Rank r) noexcept {
+  if (which == 0) return r;
+  // Shift for odd n (rank r plays rank r-1 mod n), mirror for even n (rank r plays n-1-r).
+  return n % 2 == 1 ? (r + n - 1) % n : n - 1 - r;
+}
+
 std::pair<Tree, Tree> nccl_dtree(sched::Rank n) {
   Tree first = nccl_btree(n);
-  Tree second;
-  if (n % 2 == 1) {
-    // Shift: rank r plays rank r-1 (mod n), so rank x of the btree is played by x+1 (mod n).
-    second = relabel(
-        first, [n](sched::Rank r) { return (r + n - 1) % n; }, [n](sched::Rank x) { return (x + 1) % n; });
-  } else {
-    // Mirror: rank r plays rank n-1-r, an involution.
-    const auto mirror = [n](sched::Rank r) { return n - 1 - r; };
-    second = relabel(first, mirror, mirror);
-  }
+  // Rank x of the btree is played by x+1 (mod n) when shifted; the mirror is an involution.
+  const auto player = [n](sched::Rank x) { return n % 2 == 1 ? (x + 1) % n : n - 1 - x; };
+  Tree second = relabel(first, [n](sched::Rank r) { return dtree_role(n, 1, r); }, player);
   return {std::move(first), std::move(second)};
+}
+
+unsigned dtree_child_type(sched::Rank n, unsigned which, sched::Rank child, sched::Rank parent) noexcept {
+  return dtree_role(n, which, child) < dtree_role(n, which, parent) ? 0u : 1u;
 }
 
 Tree rotate_tree(const Tree& tree, sched::Rank offset) {

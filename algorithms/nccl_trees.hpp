@@ -50,6 +50,18 @@ Tree nccl_btree(sched::Rank n);
 /// (but rank 0 for odd n), so no rank is a leaf in both trees when n >= 2. Precondition: n >= 1.
 std::pair<Tree, Tree> nccl_dtree(sched::Rank n);
 
+/// The btree rank that rank r plays in tree `which` (0 or 1) of nccl_dtree(n): r itself in the
+/// first; in the second r-1 mod n for odd n (the shift), n-1-r for even n (the mirror).
+/// Precondition: r < n.
+sched::Rank dtree_role(sched::Rank n, unsigned which, sched::Rank r) noexcept;
+
+/// Which of its parent's two child slots `child` fills in tree `which` of nccl_dtree(n): 0 when it
+/// plays a smaller btree rank than its parent, else 1 (ncclGetBtree's parentChildType, computed on
+/// the ranks each plays, as ncclGetDtree does). NCCL's node-aware trees attach a child node to the
+/// parent node's GPU for that slot (src/graph/connect.cc, connectTrees). Precondition: parent is
+/// child's parent in that tree.
+unsigned dtree_child_type(sched::Rank n, unsigned which, sched::Rank child, sched::Rank parent) noexcept;
+
 /// `tree` with every rank r renamed (r + offset) mod N: the same shape, rooted at
 /// (tree.root + offset) mod N. Used to root the btree at the root of a broadcast or reduce.
 Tree rotate_tree(const Tree& tree, sched::Rank offset);

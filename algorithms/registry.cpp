@@ -8,6 +8,7 @@
 #include "algorithms/halving_doubling_allreduce.hpp"
 #include "algorithms/halving_doubling_reduce_scatter.hpp"
 #include "algorithms/hierarchical_allreduce.hpp"
+#include "algorithms/nccl_tree_allreduce.hpp"
 #include "algorithms/ps_allreduce.hpp"
 #include "algorithms/recursive_doubling_allgather.hpp"
 #include "algorithms/recursive_doubling_allreduce.hpp"
@@ -164,6 +165,16 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 .bytes_per_rank = "2S (N >= 4)", .options = "C = ceil(S / --chunk-size)",
                 .closed_form = "max(each tree: 2D(a + c/B) + (C'-1)c/B, C' chunks of S/2; a + busiest shared link)",
                 .closed_form_time = &double_tree_closed_form_time, .pipelined = true, .family = NcclFamily::Tree});
+  registry.add({.name = "nccl-tree", .collective = Collective::AllReduce,
+                .description = "NCCL's tree as NCCL builds it (connect.cc, trees.cc): a chain in each host, a double binary "
+                               "tree across hosts, half the buffer on each, 2D+ceil(C/2)-1 steps",
+                .build = &build_nccl_tree_allreduce, .steps = "2D + ceil(C/2)-1, D ~ L-1 + ceil(log2 K)",
+                .bytes_per_rank = "2S (a chain GPU with a child host)",
+                .options = "C = ceil(S / --chunk-size); K hosts of L ranks (topology \"host\" keys, --nodes K), one host "
+                           "without them",
+                .closed_form = "one host: max(2(N-1)(a + c/B) + (C'-1)c/B, a + C*c/B), both halves on one chain",
+                .closed_form_time = &nccl_tree_closed_form_time, .pipelined = true, .uses_hosts = true,
+                .family = NcclFamily::Tree});
   registry.add({.name = "halving-doubling", .collective = Collective::AllReduce,
                 .description = "Rabenseifner: recursive-halving reduce-scatter then recursive-doubling all-gather, 2 log2 N steps "
                                "(Thakur, Rabenseifner & Gropp 2005)",
@@ -202,7 +213,7 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 .bytes_per_rank = "2(L-1)/L*S + 2(K-1)/(K*L)*S",
                 .options = "only N = K hosts x L ranks, each host's ranks consecutive (topology \"host\" keys, --nodes K)",
                 .closed_form = "<= 2(L-1)(a + K*P/B) + 2(K-1)(a' + M*P/B'), M ranks per host port",
-                .closed_form_time = &hierarchical_closed_form_time, .needs_hosts = true});
+                .closed_form_time = &hierarchical_closed_form_time, .needs_hosts = true, .uses_hosts = true});
 }
 
 AlgorithmRegistry builtin_registry() {

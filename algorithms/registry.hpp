@@ -98,6 +98,9 @@ struct AlgorithmInfo {
   /// Needs Request::hosts (which ranks share a host) for N > 1; build() throws AlgorithmError
   /// without a host grid (host_grid.hpp).
   bool needs_hosts = false;
+  /// Its schedule depends on Request::hosts, which ranks share a host (true whenever needs_hosts):
+  /// tests build it on every host grid, not only without hosts.
+  bool uses_hosts = false;
   NcclFamily family = NcclFamily::None;  ///< which of NCCL's algorithms it is, if any
   Takes takes = {};                      ///< the ps options it reads
   /// Other names find() accepts for it (as --algorithm); they point at storage that outlives the

@@ -21,6 +21,7 @@
 #include "algorithms/chunk_tables.hpp"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "algorithms/nccl_trees.hpp"
@@ -65,6 +66,14 @@ std::uint32_t tree_flow_steps(TreeFlow flow, std::uint32_t height, std::uint32_t
 /// `collective` names what `flow` computes (its header takes the request's root for broadcast and
 /// reduce; `tree` must already be rooted there).
 sched::Schedule build_one_tree(const Request& request, sched::Collective collective, const Tree& tree, TreeFlow flow);
+
+/// The all-reduce of two trees side by side (NCCL's double binary tree): the first half of the
+/// buffer (split_parts(request, 2)) in pipeline chunks on `first`, channel 0, the second half on
+/// `second`, channel 1, scratch chunks when either tree needs them, named `algorithm`. The phases
+/// are the taller tree's with the first half's chunk count (the larger half), so they name every
+/// step. Precondition: both trees span request.nranks ranks.
+sched::Schedule build_tree_pair(const Request& request, const Tree& first, const Tree& second,
+                                std::string algorithm);
 
 /// Names the steps of a pipelined tree all-reduce: "reduce" (1..D, only chunks going up),
 /// "reduce + broadcast" (D+1..D+C-1, both ways, when C > 1) and "broadcast" (D+C..2D+C-1).

@@ -251,8 +251,8 @@ void check_used_by(const AlgorithmOptions& o, const algo::AlgorithmInfo& info) {
                                    kind, ref(Field::Root), ref(Field::Collective)));
   if (o.chunk_size && !info.pipelined)
     throw RequestError(Field::ChunkSize, std::to_string(*o.chunk_size),
-                       fmt::format("{}: {} {} is not pipelined in chunks; expected {} only with tree, double-tree, or "
-                                   "ring broadcast and reduce (`collsim algorithms` lists them)",
+                       fmt::format("{}: {} {} is not pipelined in chunks; expected {} only with tree, double-tree, "
+                                   "nccl-tree, or ring broadcast and reduce (`collsim algorithms` lists them)",
                                    ref(Field::ChunkSize), info.name, kind, ref(Field::ChunkSize)));
   if (o.ps_shards && !info.takes.ps_shards)
     throw RequestError(Field::PsShards, std::to_string(*o.ps_shards),

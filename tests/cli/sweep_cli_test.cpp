@@ -107,7 +107,7 @@ TEST_CASE("sweep --algorithms all runs every algorithm of each collective and sk
   for (const auto& row : table.rows) (row[5] == "allreduce" ? allreduce : allgather).insert(row[6]);
   // The registry's all-reduce and all-gather algorithms (collsim algorithms); hierarchical needs
   // several hosts, so a generated single-switch ring skips it and says so.
-  CHECK(allreduce == std::set<std::string>{"ring", "direct", "tree", "double-tree", "halving-doubling",
+  CHECK(allreduce == std::set<std::string>{"ring", "direct", "tree", "double-tree", "nccl-tree", "halving-doubling",
                                            "recursive-doubling", "ps"});
   CHECK(allgather == std::set<std::string>{"ring", "direct", "halving-doubling", "recursive-doubling"});
   CHECK_THAT(r.err, Catch::Contains("skipped") && Catch::Contains("hierarchical"));

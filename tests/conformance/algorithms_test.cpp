@@ -1,9 +1,9 @@
 // Every registered algorithm, for every collective it supports, computes that collective: the
 // symbolic replay (sim/schedule/collective_spec.hpp) holds for N in 1..17, 24, 31, 32, 33, 64 and
 // sizes of 0, 1 byte, S < N, S not divisible by N, and 1 GiB (SimGrid's "every algorithm through
-// one test" pattern; issue "Algorithm library", acceptance 1). hierarchical needs its ranks on
-// hosts of equal size, so it runs on every grid of K hosts × L ranks with K·L = N (L = 1 and
-// K = 1 included); the others run once, without hosts.
+// one test" pattern; issue "Algorithm library", acceptance 1). Algorithms that use hosts
+// (hierarchical, nccl-tree) run on every grid of K hosts × L ranks with K·L = N (L = 1 and K = 1
+// included), and without hosts unless they need them; the others run once, without hosts.
 #include <catch2/catch.hpp>
 
 #include "algorithms/host_grid.hpp"
@@ -14,11 +14,12 @@ using namespace collsim;
 
 namespace {
 
-/// The host layouts to try for `algorithm` on `n` ranks: every K dividing n for hierarchical,
-/// else only "hosts unknown".
-std::vector<std::vector<std::uint32_t>> host_layouts(std::string_view algorithm, sched::Rank n) {
-  if (algorithm != "hierarchical") return {{}};
+/// The host layouts to try for `algorithm` on `n` ranks: every K dividing n for one that uses
+/// hosts (and "hosts unknown" too unless it needs them), else only "hosts unknown".
+std::vector<std::vector<std::uint32_t>> host_layouts(const algo::AlgorithmInfo& algorithm, sched::Rank n) {
+  if (!algorithm.uses_hosts) return {{}};
   std::vector<std::vector<std::uint32_t>> layouts;
+  if (!algorithm.needs_hosts) layouts.emplace_back();
   for (sched::Rank k = 1; k <= n; ++k)
     if (n % k == 0) layouts.push_back(algo::equal_hosts(n, k));
   return layouts;
@@ -36,7 +37,7 @@ TEST_CASE("every algorithm computes its collective", "[conformance]") {
       const std::vector<Bytes> sizes{0, 1, n > 1 ? n - 1 : 1, 3 * Bytes{n} + 1, 1000003, Bytes{1} << 30};
       const bool rooted = info.collective == sched::Collective::Broadcast || info.collective == sched::Collective::Reduce;
       const std::vector<sched::Rank> roots = rooted ? std::vector<sched::Rank>{0, n - 1} : std::vector<sched::Rank>{0};
-      for (const auto& hosts : host_layouts(info.name, n))
+      for (const auto& hosts : host_layouts(info, n))
         for (Bytes size : sizes)
           for (sched::Rank root : roots) {
             algo::Request req{info.collective, n, size};

@@ -30,11 +30,11 @@ std::vector<sched::Rank> rank_counts() {
   return ranks;
 }
 
-/// hierarchical needs its ranks on hosts: K hosts of N/K, K the middle divisor of N (2 × 2 for 4,
-/// 4 × 3 for 12, N × 1 for a prime), so most N have several hosts of several ranks. The
-/// symbolic conformance test (algorithms_test.cpp) runs every grid.
+/// Algorithms that use hosts (hierarchical, nccl-tree) run on K hosts of N/K, K the middle divisor
+/// of N (2 × 2 for 4, 4 × 3 for 12, N × 1 for a prime), so most N have several hosts of several
+/// ranks. The symbolic conformance test (algorithms_test.cpp) runs every grid.
 std::vector<std::uint32_t> hosts_for(const algo::AlgorithmInfo& info, sched::Rank n) {
-  if (info.name != "hierarchical") return {};
+  if (!info.uses_hosts) return {};
   std::vector<sched::Rank> divisors;
   for (sched::Rank k = 1; k <= n; ++k)
     if (n % k == 0) divisors.push_back(k);

@@ -30,14 +30,15 @@ Time simulate(const algo::AlgorithmInfo& info, const algo::Request& req, const t
   return sim::run(schedule, t, gpus, model).makespan;
 }
 
-bool pipelined(const algo::AlgorithmInfo& info) {
-  return info.name == "tree" || info.name == "double-tree" ||
-         (info.name == "ring" && (info.collective == Collective::Broadcast || info.collective == Collective::Reduce));
-}
+bool pipelined(const algo::AlgorithmInfo& info) { return info.pipelined; }
+
+// The algorithms that run two trees, each on half the buffer.
+bool two_trees(const algo::AlgorithmInfo& info) { return info.name == "double-tree" || info.name == "nccl-tree"; }
 
 // The hops a chunk crosses in a pipelined form: the stated bound is one chunk time per hop.
 std::int64_t pipeline_hops(const algo::AlgorithmInfo& info, sched::Rank n) {
   if (info.name == "ring") return n - 1;
+  if (info.name == "nccl-tree") return 2 * (std::int64_t{n} - 1);  // up and down the chain
   const std::int64_t depth = algo::ceil_log2(n);
   return info.collective == Collective::AllReduce ? 2 * depth : depth;
 }
@@ -104,11 +105,12 @@ TEST_CASE("fully connected: every algorithm's simulated time equals its closed f
             // above the simulation by less than one chunk time per hop.
             const Bytes c = algo::pipeline_chunk_bytes(size, req.chunk_size, element);
             const auto halves = algo::split_parts(req, 2);
-            const bool divides = info.name == "double-tree"
+            const bool divides = two_trees(info)
                                      ? halves[0].size % c == 0 && halves[1].size % c == 0
                                      : size % c == 0;
             const Time chunk_time = transfer_time(std::min(c, size), bw);
-            if (info.name == "double-tree" && shares_a_link(n)) {
+            // nccl-tree without hosts: both trees are one chain, so every link is shared.
+            if ((info.name == "double-tree" && shares_a_link(n)) || (info.name == "nccl-tree" && n > 1)) {
               // Both trees through one directed link: the form is an estimate within the hops
               // before and after that link, 2D(α + τ(c)), either way (closed_form.cpp).
               const Time off = sim > *form ? sim - *form : *form - sim;

@@ -107,7 +107,7 @@ TEST_CASE("options: --chunk-size and --ps-shards are checked against the entry's
   CHECK(message(chunked, toy) == "accepted");
   CHECK(message(chunked, ring) ==
         "--chunk-size: ring allreduce is not pipelined in chunks; expected --chunk-size only with tree, "
-        "double-tree, or ring broadcast and reduce (`collsim algorithms` lists them)");
+        "double-tree, nccl-tree, or ring broadcast and reduce (`collsim algorithms` lists them)");
   run::AlgorithmOptions sharded;
   sharded.ps_shards = 2;
   CHECK(message(sharded, toy) == "accepted");
@@ -162,9 +162,10 @@ TEST_CASE("built-in entries: the typed fields agree with the help text and the o
     CHECK(info.takes.ps_node == mentions(info.options, "--ps-node"));
     CHECK(info.closed_form_time != nullptr);
     CHECK(info.aliases.empty());
-    // NCCL's algorithms as the name rules had them: tree and double-tree on the tree row, ring on
-    // the ring row, the rest none (the ring row, no NCCL formula).
-    const auto family = info.name == "tree" || info.name == "double-tree" ? algo::NcclFamily::Tree
+    // NCCL's algorithms as the name rules had them: tree, double-tree and nccl-tree on the tree
+    // row, ring on the ring row, the rest none (the ring row, no NCCL formula).
+    const bool tree = info.name == "tree" || info.name == "double-tree" || info.name == "nccl-tree";
+    const auto family = tree ? algo::NcclFamily::Tree
                         : info.name == "ring"                             ? algo::NcclFamily::Ring
                                                                           : algo::NcclFamily::None;
     CHECK(info.family == family);

@@ -18,7 +18,7 @@ CLI::App* add_explain(CLI::App& app, ExplainOptions& o) {
   add_value(*cmd, "--ranks", o.ranks, "Number of GPUs, 1 to 26 (named A..Z); default 3");
   add_value(*cmd, "--elements", o.elements, "Elements in each GPU's buffer, 1 to 100000; default 6");
   add_value(*cmd, "--nodes", o.nodes,
-            "Put the GPUs on K hosts of N/K each, in order (K must divide --ranks N), for hierarchical; default: "
+            "Put the GPUs on K hosts of N/K each, in order (K must divide --ranks N), for hierarchical and nccl-tree; default: "
             "hosts unknown");
   return cmd;
 }

@@ -140,3 +140,38 @@ TEST_CASE("explain --nodes shows the hierarchical phases", "[cli][hierarchical]"
                   "--ranks 4 is not a multiple of --nodes 3");
   check_bad_input({"explain", "--algorithm", "hierarchical", "--ranks", "4"}, "no hosts are known");
 }
+
+TEST_CASE("nccl-tree on 2 hosts of 8: S once each way through the uplink, about half the ring's time",
+          "[cli][nccl-tree][multi-node]") {
+  // Hand-derived (issue 16): each tree reduces its half S/2 up one way and broadcasts it down the
+  // other, so each uplink direction carries S: 1 GiB / 25 GB/s = 42.95 ms, within 5 % of 42.9 ms.
+  // The flat ring needs 15/8·S per direction, 80.5 ms.
+  const std::vector<std::string> two_hosts{"--gpus",           "16",      "--fabric",     "switch", "--nodes", "2",
+                                           "--link-bandwidth", "300GB/s", "--link-latency", "500ns",
+                                           "--net-bandwidth",  "25GB/s",  "--size",       "1G"};
+  auto tree_args = two_hosts;
+  tree_args.insert(tree_args.end(), {"--algorithm", "nccl-tree"});
+  const auto tree = simulate_json(tree_args);
+  const auto ring = simulate_json(two_hosts);
+  const double tree_ms = tree["time_ps"].get<double>() / 1e9;
+  CHECK(tree_ms == Approx(42.9).epsilon(0.05));
+  CHECK(tree["time_ps"].get<std::int64_t>() < ring["time_ps"].get<std::int64_t>());
+  CHECK(link_named(tree, "host0-switch", "network")["bytes"] == kGiB);
+  CHECK(link_named(tree, "network", "host0-switch")["bytes"] == kGiB);
+}
+
+TEST_CASE("explain shows nccl-tree on 2 hosts of 4 step by step", "[cli][nccl-tree][explain]") {
+  // Hand-derived: tree 0 (chunk 0) runs up the chains 7->6->5->4 and 3->2->1->0, host 1's top GPU4
+  // joins host 0's GPU0 in step 4 (depth 4), and comes back down in step 5; tree 1 (chunk 1) is the
+  // mirror, GPU0 -> GPU4 up and GPU4 -> GPU0 down. 2D = 8 steps with one chunk per tree.
+  const auto r = run_collsim({"explain", "--algorithm", "nccl-tree", "--ranks", "8", "--nodes", "2", "--elements",
+                              "8", "--chunk-size", "16"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("nccl-tree allreduce on 8 GPUs, 8 elements in 4 chunks, 8 steps"));
+  CHECK_THAT(r.out, Catch::Contains("GPU7 -> GPU6: H0 (added into chunk 0)"));
+  CHECK_THAT(r.out, Catch::Contains("GPU4 -> GPU0: E0+F0+G0+H0 (copied to chunk 2)"));
+  CHECK_THAT(r.out, Catch::Contains("GPU0 -> GPU4: A1+B1+C1+D1 (copied to chunk 3)"));
+  const auto down = r.out.find("broadcast step 1 (step 5 of 8)");
+  REQUIRE(down != std::string::npos);
+  CHECK(r.out.find("GPU0 -> GPU4: A0+B0+C0+D0+E0+F0+G0+H0", down) != std::string::npos);
+}

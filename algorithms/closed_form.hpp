@@ -45,16 +45,17 @@ struct AlphaBeta {
 // link of their own (fabric.neighbours_only); and besides:
 //   ps with several shards or an external server; halving-doubling for N not a power of two,
 //   parts of different sizes or one port; recursive doubling for N not a power of two or one port
-//   (all-gather also for parts of different sizes); tree, double-tree and nccl-tree on one port (a parent's
-//   children share it); direct
-//   reduce-scatter, all-gather and all-reduce on one port with parts of different sizes;
+//   (all-gather also for parts of different sizes); tree, double-tree and nccl-tree on one port
+//   (a parent's children share it); direct reduce-scatter, all-gather and all-reduce on one port
+//   with parts of different sizes;
 //   hierarchical without an inter-host route or a host grid; any collective the algorithm lacks.
 // Every one gives 0 for N <= 1.
 // Exact on a contention-free fabric (one link per pair) for the unpipelined forms (ring
 // all-reduce, reduce-scatter, all-gather and all-to-all, direct, halving-doubling, recursive
 // doubling, ps); for the pipelined ones (tree, double-tree, ring broadcast/reduce) exact when the
 // pipeline chunk divides S (each tree's half for double-tree), else an upper bound within one
-// chunk time per hop; double-tree where its trees share a link, and nccl-tree, are estimates (see the .cpp).
+// chunk time per hop; double-tree where its trees share a link, and nccl-tree, are estimates
+// (see the .cpp).
 // On one port, direct's forms are lower bounds. Hierarchical's form is step-synchronous, an upper
 // bound (see the .cpp).
 

@@ -9,6 +9,7 @@
 #include "algorithms/halving_doubling_reduce_scatter.hpp"
 #include "algorithms/hierarchical_allreduce.hpp"
 #include "algorithms/nccl_tree_allreduce.hpp"
+#include "algorithms/nvls_allreduce.hpp"
 #include "algorithms/ps_allreduce.hpp"
 #include "algorithms/recursive_doubling_allgather.hpp"
 #include "algorithms/recursive_doubling_allreduce.hpp"
@@ -175,6 +176,15 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 .closed_form = "one host: max(2(N-1)(a + c/B) + (C'-1)c/B, a + C*c/B), both halves on one chain",
                 .closed_form_time = &nccl_tree_closed_form_time, .pipelined = true, .uses_hosts = true,
                 .family = NcclFamily::Tree});
+  registry.add({.name = "nvls", .collective = Collective::AllReduce,
+                .description = "NVLink SHARP (NCCL's NVLS): the NVSwitch adds each GPU's part and multicasts the sum, "
+                               "C+3 steps (NVIDIA/nccl src/device/all_reduce.h)",
+                .build = &build_nvls_allreduce, .steps = "C + 3",
+                .bytes_per_rank = "S + P (and S + P received)",
+                .options = "C = ceil(P / --chunk-size), default 128 KiB (NCCL_NVLS_CHUNKSIZE); one NVSwitch that "
+                           "reduces (H100, H200, B200, GB200 or \"nvls\": true); protocol simple",
+                .pipelined = true, .switch_reduction = true, .pipelines_parts = true, .default_chunk_size = kNvlsChunkSize,
+                .family = NcclFamily::Nvls});
   registry.add({.name = "halving-doubling", .collective = Collective::AllReduce,
                 .description = "Rabenseifner: recursive-halving reduce-scatter then recursive-doubling all-gather, 2 log2 N steps "
                                "(Thakur, Rabenseifner & Gropp 2005)",

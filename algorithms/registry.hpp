@@ -60,6 +60,7 @@ enum class NcclFamily : std::uint8_t {
   None,  ///< not one of NCCL's: the ring row's latencies apply (NCCL's default row), no formula
   Ring,  ///< NCCL_ALGO_RING: the ring row, and NCCL's ring formula
   Tree,  ///< NCCL_ALGO_TREE (a binary or double binary tree): the tree row, and NCCL's tree formula
+  Nvls,  ///< NCCL_ALGO_NVLS (the NVSwitch reduces and multicasts): the NVLS row, NCCL's NVLS formula
 };
 
 /// The options an algorithm reads from its Request beyond N, S and its collective's own: the
@@ -101,6 +102,16 @@ struct AlgorithmInfo {
   /// Its schedule depends on Request::hosts, which ranks share a host (true whenever needs_hosts):
   /// tests build it on every host grid, not only without hosts.
   bool uses_hosts = false;
+  /// Its schedule's one helper rank (ScheduleHeader::helpers = 1) is the switch that reduces and
+  /// multicasts for the ranks (NVLS): the run places it on the ranks' NVLS switch
+  /// (topologies/nvls.hpp) and refuses a topology that has none.
+  bool switch_reduction = false;
+  /// Its pipeline chunks cut each rank's part of a channel's share (S / channels / N), not the
+  /// whole share: the op budget counts them so (NVLS).
+  bool pipelines_parts = false;
+  /// Its pipeline chunk when --chunk-size is not given (0: Request's default, 512 KiB); only for
+  /// pipelined entries.
+  Bytes default_chunk_size = 0;
   NcclFamily family = NcclFamily::None;  ///< which of NCCL's algorithms it is, if any
   Takes takes = {};                      ///< the ps options it reads
   /// Other names find() accepts for it (as --algorithm); they point at storage that outlives the

@@ -12,8 +12,9 @@ namespace {
 
 char rank_letter(sched::Rank r, bool upper) { return static_cast<char>((upper ? 'A' : 'a') + r); }
 
-std::string buffer_line(const sched::Schedule& schedule, const validation::SymbolicState& state, sched::Rank r) {
-  std::string s = fmt::format("GPU{}: [", r);
+std::string buffer_line(const sched::Schedule& schedule, const validation::SymbolicState& state, sched::Rank r,
+                        const std::string& name) {
+  std::string s = fmt::format("{}: [", name);
   for (sched::ChunkId c = 0; c < schedule.chunks.size(); ++c) {
     if (c > 0) s += ", ";
     s += validation::content_text(state.at(r, c), schedule.header.nranks);
@@ -33,10 +34,16 @@ std::string elements_text(sched::Rank r, const sched::Chunk& chunk) {
 
 }  // namespace
 
-Explanation explain(const sched::Schedule& schedule) {
+Explanation explain(const sched::Schedule& schedule, const std::string& helper) {
   if (schedule.total_ranks() > 26)
     throw std::invalid_argument(fmt::format("explain names ranks A..Z, so it shows at most 26 ranks, found {}", schedule.header.nranks));
   Explanation ex;
+  const sched::Rank n = schedule.header.nranks;
+  for (sched::Rank r = 0; r < schedule.total_ranks(); ++r)
+    ex.names.push_back(r < n                         ? fmt::format("GPU{}", r)
+                       : schedule.header.helpers == 1 ? helper
+                                                      : fmt::format("{}{}", helper, r - n));
+  const auto& name = ex.names;
   for (sched::ChunkId c = 0; c < schedule.chunks.size(); ++c) {
     const auto& ch = schedule.chunks[c];
     // Output and scratch chunks are other buffers: say which, so "elements" are not read as data.
@@ -55,7 +62,7 @@ Explanation explain(const sched::Schedule& schedule) {
       elems += (c ? " | " : "") + (defined ? elements_text(r, schedule.chunks[c]) : std::string("?"));
       names += (c ? " | " : "") + validation::content_text(spec.initial(r, c), schedule.header.nranks);
     }
-    ex.inputs.push_back(fmt::format("GPU{}: [{}] = [{}]", r, elems, names));
+    ex.inputs.push_back(fmt::format("{}: [{}] = [{}]", name[r], elems, names));
   }
   ex.elements_sent.assign(schedule.total_ranks(), 0);
 
@@ -75,14 +82,16 @@ Explanation explain(const sched::Schedule& schedule) {
       const std::string what = validation::content_text(state.at(op.src, op.src_chunk), schedule.header.nranks);
       const char* how = op.combine == sched::Combine::Reduce ? "added into" : "copied to";
       es.sends.push_back(op.src == op.dst
-                             ? fmt::format("GPU{} locally: {} from chunk {} {} chunk {}", op.src, what, op.src_chunk, how,
-                                           op.dst_chunk)
-                             : fmt::format("GPU{} -> GPU{}: {} ({} chunk {})", op.src, op.dst, what, how, op.dst_chunk));
+                             ? fmt::format("{} locally: {} from chunk {} {} chunk {}", name[op.src], what, op.src_chunk,
+                                           how, op.dst_chunk)
+                             : fmt::format("{} -> {}: {} ({} chunk {})", name[op.src], name[op.dst], what, how,
+                                           op.dst_chunk));
       if (op.src != op.dst) ex.elements_sent[op.src] += schedule.op_bytes(id);
       // A broken schedule still gets explained; the closing check names the problem.
       (void)state.apply(id);
     }
-    for (sched::Rank r = 0; r < schedule.total_ranks(); ++r) es.buffers.push_back(buffer_line(schedule, state, r));
+    for (sched::Rank r = 0; r < schedule.total_ranks(); ++r)
+      es.buffers.push_back(buffer_line(schedule, state, r, name[r]));
     ex.steps.push_back(std::move(es));
   }
   return ex;
@@ -127,7 +136,7 @@ std::string render_explanation(const sched::Schedule& schedule, const Explanatio
     for (const auto& line : s.buffers) out += "  " + line + "\n";
   }
   out += "\nelements sent per GPU:";
-  for (sched::Rank r = 0; r < schedule.total_ranks(); ++r) out += fmt::format(" GPU{} {}", r, ex.elements_sent[r]);
+  for (sched::Rank r = 0; r < schedule.total_ranks(); ++r) out += fmt::format(" {} {}", ex.names[r], ex.elements_sent[r]);
   out += fmt::format(" (of {} in the buffer)\n", schedule.header.size);
   const auto problem = validation::verify_symbolic(schedule);
   out += problem ? fmt::format("check: FAILED: {}\n", *problem)

@@ -24,11 +24,14 @@ struct Explanation {
   std::vector<std::string> inputs;  ///< "GPU0: [a0, a1 | a2, a3 | a4, a5] = [A0 | A1 | A2]"
   std::vector<ExplainedStep> steps;
   std::vector<Bytes> elements_sent;  ///< per rank
+  std::vector<std::string> names;    ///< per rank: "GPU0" .., then the helpers ("switch", "server0" ..)
 };
 
-/// Replays `schedule` symbolically, one element per byte of its size. Throws std::invalid_argument
-/// for more than 26 ranks (there are 26 letters).
-Explanation explain(const sched::Schedule& schedule);
+/// Replays `schedule` symbolically, one element per byte of its size. Participants are named GPU0,
+/// GPU1, ..; helper ranks `helper` when there is one, else helper0, helper1, .. (e.g. "switch" for
+/// NVLS's, "server" for a parameter server's). Throws std::invalid_argument for more than 26 ranks
+/// (there are 26 letters).
+Explanation explain(const sched::Schedule& schedule, const std::string& helper = "helper");
 
 /// The explanation as text for people, ending with the result and the traffic per GPU.
 std::string render_explanation(const sched::Schedule& schedule, const Explanation& explanation);

@@ -152,8 +152,10 @@ std::string render_table(const SimulationView& v) {
         s.model_time ? fmt::format("{}  ({})", format_time(*s.model_time),
                                    s.model == "nccl" ? "NCCL's tuning model, src/graph/tuning.cc" : "alpha-beta closed form")
                      : std::string("- (none for this algorithm and fabric)"));
-  row("lower bound", fmt::format("{}  ({}/{} x S / {} per GPU)", format_time(s.lower_bound), f.num, f.den,
-                                 format_bandwidth(s.injection_bandwidth)));
+  row("lower bound", s.helpers > 0 ? std::string("- (none: a helper rank, a server or a switch that reduces, "
+                                                "lets each GPU send only S)")
+                                    : fmt::format("{}  ({}/{} x S / {} per GPU)", format_time(s.lower_bound), f.num,
+                                                  f.den, format_bandwidth(s.injection_bandwidth)));
   row("steps", fmt::format("{}", s.steps));
   row("protocol", fmt::format("{}  ({})", s.protocol, s.protocol_source));
   row("channels", fmt::format("{}  ({})", s.channels, s.channels_source));

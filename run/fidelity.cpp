@@ -54,7 +54,22 @@ sim::NcclFormulaInput formula_input(const topo::ModelParams& params, const topo:
 
 // NCCL's tables have a row per algorithm of its own; the ring row serves every other algorithm.
 topo::AlgoFamily cost_family(algo::NcclFamily family) {
-  return family == algo::NcclFamily::Tree ? topo::AlgoFamily::Tree : topo::AlgoFamily::Ring;
+  switch (family) {
+    case algo::NcclFamily::Tree: return topo::AlgoFamily::Tree;
+    case algo::NcclFamily::Nvls: return topo::AlgoFamily::Nvls;
+    default: return topo::AlgoFamily::Ring;
+  }
+}
+
+// The NVLS domain of the ranks, or the error that names why there is none.
+topo::NvlsDomain find_nvls(const topo::Topology& topology, std::span<const topo::NodeId> ranks) {
+  std::string why;
+  if (auto d = topo::nvls_domain(topology, ranks, &why)) return *d;
+  throw RequestError(Field::Algorithm, "nvls",
+                     fmt::format("{}: NVLS needs one switch that reduces for all {} ranks, and topology {} has none "
+                                 "({}); expected an NVSwitch of H100, H200, B200 or GB200 GPUs, or a switch with "
+                                 "\"nvls\": true",
+                                 ref(Field::Algorithm), ranks.size(), topology.name(), why));
 }
 
 // The source of a value: the last layer that set it.
@@ -105,7 +120,18 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
     layer(channels, f.channels_source, p.channels, name);
     layer(slice, f.slice_source, p.slice, name);
   };
-  apply(topology.params(), fmt::format("topology {}", topology.name()));
+  const bool nvls = family == algo::NcclFamily::Nvls;
+  if (nvls && rank_to_node.size() > 1) f.nvls = find_nvls(topology, rank_to_node);
+  topo::ModelParams topology_params = topology.params();
+  if (f.nvls) {
+    // The topology's channels are its rings'; NVLS runs NCCL's NVLS channel count unless a
+    // parameter file or --channels says otherwise.
+    topology_params.channels = f.nvls->channels;
+  }
+  apply(topology_params, fmt::format("topology {}", topology.name()));
+  if (f.nvls)
+    f.channels_source = fmt::format("NCCL's NVLS channels for these GPUs (ncclNvlsTuning, src/transport/nvls.cc, "
+                                    "2.30.7)");
   if (!o.params.empty()) apply(load_params_file(o.params), fmt::format("--params {}", o.params));
   if (o.fitted) apply(*o.fitted, o.fitted_source);
   const topo::ModelParams flags = option_params(o, !request);
@@ -135,11 +161,16 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
     f.channels_source = fmt::format("{} gave {}; a schedule file brings its own channels", f.channels_source, *channels);
   }
 
+  if (nvls && choice && *choice != topo::ProtocolChoice::Auto && *choice != topo::ProtocolChoice::Simple)
+    throw RequestError(Field::Protocol, std::string(topo::protocol_choice_name(*choice)),
+                       fmt::format("{}: NVLS runs NCCL's simple protocol only (ncclTopoTuneModel), but {} gave {}; "
+                                   "expected simple or auto",
+                                   ref(Field::Protocol), f.protocol_source, topo::protocol_choice_name(*choice)));
   if (choice) {
     f.protocol_auto = *choice == topo::ProtocolChoice::Auto;
     if (f.protocol_auto) {
-      const auto in =
-          formula_input(f.params, topology, rank_to_node, cost_family(family), collective, size, f.channels, paths);
+      auto in = formula_input(f.params, topology, rank_to_node, cost_family(family), collective, size, f.channels, paths);
+      in.nvls_efficiency = f.nvls ? f.nvls->efficiency : 0.0;
       // NCCL enables LL128 by default on NVLink paths only (ncclTopoTuneModel, typeIntra <= PATH_NVB).
       f.protocol = sim::nccl_pick_protocol(in, f.params, in.intra == topo::LinkClass::NvLink);
     } else {
@@ -154,6 +185,9 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
     f.slice_source = fmt::format("NCCL's slice for {}", topo::protocol_name(*f.protocol));
   }
   f.costs = sim::resolve_costs(f.params, f.protocol, cost_family(family), topology);
+  // NCCL's nvlsEfficiency: the share of NVLink bandwidth NVLS reaches (topo::NvlsDomain). It
+  // applies with or without a protocol: it is the switch's, not the protocol's.
+  if (f.nvls) f.costs.bandwidth_factor[static_cast<std::size_t>(topo::LinkClass::NvLink)] *= f.nvls->efficiency;
   return f;
 }
 
@@ -162,6 +196,7 @@ std::optional<Time> nccl_model_time(const Fidelity& f, const topo::Topology& top
                                     sched::Collective collective, Bytes size, topo::PathTable* paths) {
   if (f.nccl == algo::NcclFamily::None) return std::nullopt;
   auto in = formula_input(f.params, topology, rank_to_node, cost_family(f.nccl), collective, size, f.channels, paths);
+  in.nvls_efficiency = f.nvls ? f.nvls->efficiency : 0.0;
   in.protocol = f.protocol ? *f.protocol : sim::nccl_pick_protocol(in, f.params, in.intra == topo::LinkClass::NvLink);
   const auto t = sim::nccl_formula_time(in, f.params);
   if (t && time_saturated(*t))

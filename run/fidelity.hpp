@@ -12,6 +12,7 @@
 #include "run/request.hpp"
 #include "sim/op_costs.hpp"
 #include "topologies/model_params.hpp"
+#include "topologies/nvls.hpp"
 #include "topologies/routes.hpp"
 #include "topologies/topology.hpp"
 
@@ -34,9 +35,11 @@ struct Fidelity {
   /// (bench/PROFILE.md 3.7), so the default keeps one under about a second.
   std::uint64_t max_ops = std::uint64_t{1} << 18;
   sim::CostSettings costs;
-  /// Which of NCCL's algorithms runs (algo::AlgorithmInfo::family); NCCL's formula has only Ring
-  /// and Tree.
+  /// Which of NCCL's algorithms runs (algo::AlgorithmInfo::family).
   algo::NcclFamily nccl = algo::NcclFamily::None;
+  /// NVLS: the switch that reduces for the ranks and NCCL's constants there (set for the Nvls
+  /// family on more than one rank; its efficiency is already in costs.bandwidth_factor).
+  std::optional<topo::NvlsDomain> nvls;
 };
 
 /// What the options protocol, channels and slice set, as the top layer of parameters. Throws
@@ -55,7 +58,10 @@ topo::ModelParams load_params_file(const std::string& path);
 /// rank_to_node[r]; only the participants are given).
 /// `request` is nullopt for a schedule file, which brings its own channels (--channels is then an
 /// error). Throws RequestError for bad options or a collective that cannot split over
-/// channels, and for a bad parameter file.
+/// channels, for a bad parameter file, and for the Nvls family: on ranks no switch reduces for
+/// (Field::Algorithm) or under a protocol other than Simple (Field::Protocol; NVLS runs Simple only,
+/// ncclTopoTuneModel). NVLS also takes NCCL's NVLS channel count (topo::NvlsDomain) in place of
+/// the topology's, and its efficiency on NVLink-class links.
 Fidelity resolve_fidelity(const ModelOptions& options, const topo::Topology& topology,
                           std::span<const topo::NodeId> rank_to_node, algo::NcclFamily family,
                           sched::Collective collective, Bytes size, const std::optional<algo::Request>& request,

@@ -176,20 +176,22 @@ std::string fit_chunk_size(const algo::AlgorithmInfo& algorithm, algo::Request& 
   algo::Request whole = request;
   whole.chunk_size = request.size;
   const std::uint64_t per_chunk = algo::build_with_channels(algorithm, whole, channels).ops.size();
-  const Bytes share = (request.size + channels - 1) / channels;
+  // What one pipeline cuts: a channel's share, or each rank's part of it (pipelines_parts).
+  const Bytes channel_share = (request.size + channels - 1) / channels;
+  const Bytes share = algorithm.pipelines_parts ? (channel_share + request.nranks - 1) / request.nranks : channel_share;
   const auto ops = [&](Bytes chunk) { return per_chunk * algo::pipeline_chunk_count(share, chunk, request.element_size); };
   const std::uint64_t allowed = std::max(fidelity.max_ops, per_chunk);
   if (ops(request.chunk_size) <= allowed) return source;
   const Bytes fit = fit_within(request.chunk_size, share, allowed, ops);
   if (chunk_size_given)
     throw RequestError(Field::ChunkSize, format_size(request.chunk_size),
-                       fmt::format("{0}: {2} cuts {3} {4} of {5} into {6} ops ({7} pipeline chunks per channel), "
+                       fmt::format("{0}: {2} cuts {3} {4} of {5} into {6} ops ({7} pipeline chunks per {10}), "
                                  "more than {1} {8}; expected {0} {9} or more",
                                  ref(Field::ChunkSize), ref(Field::MaxOps), format_size(request.chunk_size), algorithm.name,
                                  sched::collective_name(request.collective), format_size(request.size),
                                  ops(request.chunk_size),
                                  algo::pipeline_chunk_count(share, request.chunk_size, request.element_size), allowed,
-                                 format_size(fit)));
+                                 format_size(fit), algorithm.pipelines_parts ? "rank's part" : "channel"));
   const std::string raised = fmt::format("default {}, raised to stay within --max-ops {}", format_size(request.chunk_size),
                                          allowed);
   request.chunk_size = fit;
@@ -216,6 +218,7 @@ void place_helpers(const topo::Topology& topology, const std::vector<std::string
 algo::Request make_request(const algo::AlgorithmInfo& algorithm, const AlgorithmOptions& o, std::uint32_t nranks,
                            Bytes size) {
   algo::Request r{algorithm.collective, nranks, size};
+  if (algorithm.default_chunk_size != 0) r.chunk_size = algorithm.default_chunk_size;
   if (o.root) {
     check_count(Field::Root, *o.root, 0, nranks - 1);
     r.root = *o.root;
@@ -252,7 +255,7 @@ void check_used_by(const AlgorithmOptions& o, const algo::AlgorithmInfo& info) {
   if (o.chunk_size && !info.pipelined)
     throw RequestError(Field::ChunkSize, std::to_string(*o.chunk_size),
                        fmt::format("{}: {} {} is not pipelined in chunks; expected {} only with tree, double-tree, "
-                                   "nccl-tree, or ring broadcast and reduce (`collsim algorithms` lists them)",
+                                   "nccl-tree, nvls, or ring broadcast and reduce (`collsim algorithms` lists them)",
                                    ref(Field::ChunkSize), info.name, kind, ref(Field::ChunkSize)));
   if (o.ps_shards && !info.takes.ps_shards)
     throw RequestError(Field::PsShards, std::to_string(*o.ps_shards),
@@ -274,6 +277,8 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
   Fidelity fidelity =
       resolve_fidelity(model, topology, rank_to_node, algorithm.family, request.collective, size, request, paths);
   place_helpers(topology, options.ps_node, rank_to_node);
+  // NVLS: the schedule's helper is the switch that reduces (resolve_fidelity found it).
+  if (algorithm.switch_reduction && fidelity.nvls) rank_to_node.push_back(fidelity.nvls->nvswitch);
   std::string chunk_source = fit_chunk_size(algorithm, request, fidelity, options.chunk_size.has_value());
   const Bytes chunk = algorithm.pipelined ? request.chunk_size : 0;
   if (ops != Ops::Materialised && algorithm.stream != nullptr && fidelity.channels == 1 && fidelity.slice == 0 &&

@@ -104,19 +104,23 @@ Plan schedule_plan(const SimulationRequest& r, sched::Schedule schedule, const t
                        fmt::format("{}: {} has {} ranks, but topology {} has only {} GPUs; expected at most {}",
                                    ref(Field::Schedule), r.schedule, schedule.header.nranks, topology.name(), gpus.size(),
                                    gpus.size()));
-  if (r.options.ps_node.size() != schedule.header.helpers)
+  // The file names its algorithm: a registered one brings its NCCL family (its latencies), any other
+  // the ring's; NVLS's one helper is the switch, placed where a built NVLS schedule would be.
+  const algo::AlgorithmInfo* entry = registry.lookup(schedule.header.collective, schedule.algorithm);
+  const bool on_switch =
+      entry && entry->switch_reduction && schedule.header.helpers == 1 && r.options.ps_node.empty();
+  if (!on_switch && r.options.ps_node.size() != schedule.header.helpers)
     throw RequestError(Field::PsNode, "",
                        fmt::format("{}: found {} node(s), but {} has {} helper rank(s); expected one node id per "
                                    "helper (e.g. {} cpu0)",
                                    ref(Field::PsNode), r.options.ps_node.size(), r.schedule, schedule.header.helpers,
                                    ref(Field::PsNode)));
   std::vector<topo::NodeId> rank_to_node(gpus.begin(), gpus.begin() + schedule.header.nranks);
-  // The file names its algorithm: a registered one brings its NCCL family (its latencies), any other the ring's.
-  const algo::AlgorithmInfo* entry = registry.lookup(schedule.header.collective, schedule.algorithm);
   const algo::NcclFamily family = entry ? entry->family : algo::NcclFamily::None;
   Fidelity fidelity = resolve_fidelity(r.model, topology, rank_to_node, family, schedule.header.collective,
                                        schedule.header.size, std::nullopt);
   place_helpers(topology, r.options.ps_node, rank_to_node);
+  if (on_switch && fidelity.nvls) rank_to_node.push_back(fidelity.nvls->nvswitch);
   Plan plan{std::move(schedule), std::move(rank_to_node), std::nullopt, std::move(fidelity)};
   naming_size(r, [&] { apply_slicing(plan, topology); });
   return plan;

@@ -50,6 +50,20 @@ std::optional<Time> nccl_formula_time(const NcclFormulaInput& in, const topo::Mo
                                   ? n - 1
                                   : n;
 
+  if (in.family == AlgoFamily::Nvls) {
+    if (in.collective != Collective::AllReduce || p != Protocol::Simple || in.nvls_efficiency <= 0 || nodes > 1 ||
+        in.channels < 2)
+      return std::nullopt;
+    // ncclTopoTuneModel (tuning.cc, 2.30.7): intraBw = bwIntra·nvlsEfficiency·(nCh-1)/nCh, doubled for
+    // all-reduce ("pipelines two operations"); busBw = nCh·intraBw; algbw = busBw·N/nsteps. Its
+    // latency is hwLat[NVLINK][NVLS][SIMPLE] alone, collsim's NVLS base latency.
+    const double c = in.channels;
+    const double nvls_bw = static_cast<double>(in.bus_bandwidth.bits_per_s) / 8e9 *
+                           params.protocol_efficiency_or_default(p) * in.nvls_efficiency * (c - 1) / c * 2.0 *
+                           static_cast<double>(n) / steps;
+    const double nvls_lat = us_of(params.base_latency_or_default(AlgoFamily::Nvls, p));
+    return saturating_ceil_ps((nvls_lat + static_cast<double>(in.size) / (1000.0 * nvls_bw)) * 1e6);
+  }
   double bw = bus_GBps(in, params);
   double lat = us_of(params.base_latency_or_default(in.family, p));
   double intra = us_of(params.step_latency_or_default(in.family, in.intra, p));

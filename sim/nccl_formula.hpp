@@ -7,6 +7,9 @@
 //          ratio = N / steps (steps = 2(N-1) all-reduce, N-1 reduce-scatter/all-gather, N broadcast/reduce)
 //   tree:  latency = base + 2((N/nodes - 1)·hop(intra) + log2(nodes)·hop(network)), ratio = 1/2,
 //          all-reduce only, busbw times NCCL's tree factors and size correction.
+//   nvls:  latency = NCCL's NVLS latency (25 µs on NVLink, collsim's NVLS base), busbw =
+//          2·B·nvlsEfficiency·(C-1)/C with C NVLS channels, ratio = N / (2(N-1)); all-reduce on
+//          one node with Simple only.
 // busbw is the per-GPU bandwidth along the ring (bottleneck of a rank's route to its neighbour
 // times the link class's efficiency) times the protocol's factor. NCCL's per-channel caps
 // (llMaxBw, perChMax*) are left out: they need NCCL's own channel search.
@@ -31,10 +34,13 @@ struct NcclFormulaInput {
   Bytes size = 0;
   Bandwidth bus_bandwidth;     ///< per GPU along the ring, before the protocol's factor
   topo::LinkClass intra = topo::LinkClass::NvLink;  ///< class of the steps inside a node
+  /// NVLS: NCCL's nvlsEfficiency for the GPUs (topo::NvlsDomain); 0 where no switch reduces.
+  double nvls_efficiency = 0.0;
 };
 
 /// NCCL's predicted time, or nullopt where NCCL has no such algorithm (its tree only does
-/// all-reduce) or the bandwidth is 0. One rank: 0. Latencies and the protocol efficiency come from
+/// all-reduce; NVLS here only all-reduce on one node, with Simple, an NVLS efficiency and at least
+/// 2 channels, as ncclTopoTuneModel requires) or the bandwidth is 0. One rank: 0. Latencies and the protocol efficiency come from
 /// `params` where it sets them, else from NCCL's tables. A time past the clock's end (2^63 ps, e.g.
 /// from a tiny protocol efficiency) is Time::max() (saturated, see sim/units/saturate.hpp), never a
 /// wrapped-around small one.

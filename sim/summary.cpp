@@ -34,13 +34,16 @@ Summary summarize(const sched::Schedule& schedule, const topo::Topology& topolog
     const sched::Ratio f = sched::bandwidth_factor(s.collective, s.ranks);
     s.busbw_GBps = *s.algbw_GBps * static_cast<double>(f.num) / static_cast<double>(f.den);
   }
-  for (const auto& r : result.ranks) s.bytes_sent_per_rank_max = std::max(s.bytes_sent_per_rank_max, r.sent);
+  s.helpers = schedule.header.helpers;
+  for (std::size_t r = 0; r < result.ranks.size() && r < s.ranks; ++r)
+    s.bytes_sent_per_rank_max = std::max(s.bytes_sent_per_rank_max, result.ranks[r].sent);
   if (s.size > 0) s.traffic_factor = static_cast<double>(s.bytes_sent_per_rank_max) / static_cast<double>(s.size);
 
   s.injection_bandwidth = Bandwidth{std::numeric_limits<std::uint64_t>::max()};
   for (topo::NodeId gpu : rank_to_gpu.first(schedule.header.nranks))
     s.injection_bandwidth = std::min(s.injection_bandwidth, topology.out_bandwidth(gpu));
-  // A server outside the GPUs (ps --ps-node) lets each GPU send only S: the bound does not apply.
+  // A server outside the GPUs (ps --ps-node) or a switch that reduces (NVLS) lets each GPU send
+  // only S: the bound does not apply.
   if (schedule.header.helpers == 0)
     s.lower_bound = bandwidth_lower_bound(s.collective, s.ranks, s.size, s.injection_bandwidth);
 

@@ -16,6 +16,8 @@ struct Summary {
   std::string topology;
   std::string network;
   sched::Rank ranks = 0;
+  /// Helper ranks after the participants (a parameter server, the switch of NVLS).
+  sched::Rank helpers = 0;
   Bytes size = 0;
   std::uint32_t steps = 0;
   Time time{0};
@@ -23,13 +25,15 @@ struct Summary {
   /// empty when t = 0 (nothing had to move).
   std::optional<double> algbw_GBps;
   std::optional<double> busbw_GBps;
+  /// The most bytes a participant (a GPU rank, not a helper) sends.
   Bytes bytes_sent_per_rank_max = 0;
   /// bytes_sent_per_rank_max / S (0 when S = 0): 2(N-1)/N for ring all-reduce.
   double traffic_factor = 0;
   /// factor · S / B, rounded down to the picosecond, where B is the smallest injection bandwidth
   /// (sum of outgoing link bandwidths) among the GPUs in use and factor the collective's
   /// bandwidth factor (2(N-1)/N for all-reduce; Patarasuk & Yuan 2009). No schedule can beat it.
-  /// 0 when the schedule has helper ranks (a server outside the GPUs), to which it does not apply.
+  /// 0 when the schedule has helper ranks (a server outside the GPUs, a switch that reduces), to
+  /// which it does not apply: they let each GPU send only S.
   Time lower_bound{0};
   Bandwidth injection_bandwidth;
   /// The link that needs the most time for its bytes alone (bytes / bandwidth); ties go to the

@@ -41,7 +41,9 @@ int run_explain(const ExplainOptions& o, std::ostream& out) {
     request.hosts = algo::equal_hosts(ranks, nodes);
   }
   const sched::Schedule schedule = algorithm.build(request);
-  out << reports::render_explanation(schedule, reports::explain(schedule));
+  // Helper ranks by what the entry says they are: the switch of NVLS, a parameter server.
+  const std::string helper = algorithm.switch_reduction ? "switch" : algorithm.takes.ps_node ? "server" : "helper";
+  out << reports::render_explanation(schedule, reports::explain(schedule, helper));
   return kExitOk;
 }
 

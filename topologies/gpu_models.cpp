@@ -10,34 +10,59 @@ namespace {
 struct GpuModel {
   std::string_view prefix;  // lower case; the longest matching prefix wins
   std::uint64_t bytes_per_s;
+  GpuArch arch;
 };
 
-// Datasheet memory bandwidths (NVIDIA A100, H100, H200, B200, L40S, V100 datasheets).
-constexpr std::array<GpuModel, 11> kModels{{
-    {"a100-sxm4-80gb", 2'039'000'000'000},
-    {"a100-sxm4-40gb", 1'555'000'000'000},
-    {"a100-pcie-80gb", 1'935'000'000'000},
-    {"a100", 1'555'000'000'000},
-    {"h100-sxm", 3'350'000'000'000},
-    {"h100-pcie", 2'000'000'000'000},
-    {"h100", 3'350'000'000'000},
-    {"h200", 4'800'000'000'000},
-    {"b200", 8'000'000'000'000},
-    {"l40s", 864'000'000'000},
-    {"v100", 900'000'000'000},
+// Datasheet memory bandwidths (NVIDIA A100, H100, H200, B200, GB200 NVL72, L40S, V100 datasheets;
+// GB200: 8 TB/s of HBM3e per Blackwell GPU) and architectures (compute capability, CUDA
+// programming guide: 7.0 Volta, 8.0/8.9 Ampere/Ada, 9.0 Hopper, 10.0 Blackwell).
+constexpr std::array<GpuModel, 12> kModels{{
+    {"a100-sxm4-80gb", 2'039'000'000'000, GpuArch::Ampere},
+    {"a100-sxm4-40gb", 1'555'000'000'000, GpuArch::Ampere},
+    {"a100-pcie-80gb", 1'935'000'000'000, GpuArch::Ampere},
+    {"a100", 1'555'000'000'000, GpuArch::Ampere},
+    {"h100-sxm", 3'350'000'000'000, GpuArch::Hopper},
+    {"h100-pcie", 2'000'000'000'000, GpuArch::Hopper},
+    {"h100", 3'350'000'000'000, GpuArch::Hopper},
+    {"h200", 4'800'000'000'000, GpuArch::Hopper},
+    {"b200", 8'000'000'000'000, GpuArch::Blackwell},
+    {"gb200", 8'000'000'000'000, GpuArch::Blackwell},
+    {"l40s", 864'000'000'000, GpuArch::Ampere},
+    {"v100", 900'000'000'000, GpuArch::Volta},
 }};
 
-}  // namespace
-
-std::optional<Bandwidth> gpu_memory_bandwidth(std::string_view model) {
+const GpuModel* find_model(std::string_view model) {
   std::string lower;
   for (char c : model) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   const GpuModel* best = nullptr;
   for (const auto& m : kModels)
     if (lower.starts_with(m.prefix) && (!best || m.prefix.size() > best->prefix.size())) best = &m;
-  if (!best) return std::nullopt;
-  return Bandwidth{best->bytes_per_s * 8};
+  return best;
 }
+
+}  // namespace
+
+std::optional<Bandwidth> gpu_memory_bandwidth(std::string_view model) {
+  const GpuModel* m = find_model(model);
+  if (!m) return std::nullopt;
+  return Bandwidth{m->bytes_per_s * 8};
+}
+
+std::optional<GpuArch> gpu_arch(std::string_view model) {
+  const GpuModel* m = find_model(model);
+  if (!m) return std::nullopt;
+  return m->arch;
+}
+
+std::optional<double> nvls_efficiency(GpuArch arch) noexcept {
+  switch (arch) {
+    case GpuArch::Hopper: return 0.85;
+    case GpuArch::Blackwell: return 0.74;
+    default: return std::nullopt;
+  }
+}
+
+std::uint32_t nvls_channels(GpuArch arch) noexcept { return arch == GpuArch::Blackwell ? 24 : 16; }
 
 std::optional<Bandwidth> default_reduce_bandwidth(std::string_view model) {
   const auto memory = gpu_memory_bandwidth(model);

@@ -1,7 +1,8 @@
 // What collsim knows about GPU models by name: the memory bandwidth behind a GPU's default
-// reduction bandwidth.
+// reduction bandwidth, and its architecture, which decides NCCL's NVLS constants.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -17,5 +18,22 @@ std::optional<Bandwidth> gpu_memory_bandwidth(std::string_view model);
 /// memory bandwidth, since adding n bytes reads 2n bytes (both operands) and writes n. nullopt for
 /// an unknown model.
 std::optional<Bandwidth> default_reduce_bandwidth(std::string_view model);
+
+/// The GPU architectures NCCL's tuning tables tell apart (NCCL_*_COMPCAP_IDX, src/graph/tuning.cc):
+/// Volta (sm70), Ampere (sm80, also Ada sm89 in NCCL's index), Hopper (sm90), Blackwell (sm100).
+enum class GpuArch : std::uint8_t { Volta, Ampere, Hopper, Blackwell };
+
+/// The architecture of GPU `model` (A100, L40S: Ampere's index; H100, H200: Hopper; B200, GB200:
+/// Blackwell; V100: Volta); nullopt for a model it does not know. Matching ignores case.
+std::optional<GpuArch> gpu_arch(std::string_view model);
+
+/// NCCL's nvlsEfficiency for `arch` (src/graph/tuning.cc, NCCL 2.30.7): the share of the NVLink
+/// bandwidth an NVLS collective reaches, Hopper 0.85, Blackwell 0.74; nullopt for Volta and
+/// Ampere, which have no NVLink SHARP (NCCL's 0).
+std::optional<double> nvls_efficiency(GpuArch arch) noexcept;
+
+/// NCCL's default NVLS channel count on one node for `arch` (ncclNvlsTuning, src/transport/nvls.cc,
+/// NCCL 2.30.7: NVLS_NCHANNELS_SM90 16, NVLS_NCHANNELS_SM100_NVL 24); 16 for the others.
+std::uint32_t nvls_channels(GpuArch arch) noexcept;
 
 }  // namespace collsim::topo

@@ -37,12 +37,13 @@ enum class Protocol : std::uint8_t { LL, LL128, Simple };
 enum class ProtocolChoice : std::uint8_t { LL, LL128, Simple, Auto };
 /// NCCL's link classes for latencies (NCCL_HW_NVLINK, NCCL_HW_PCI, NCCL_HW_NET).
 enum class LinkClass : std::uint8_t { NvLink, Pcie, Network };
-/// NCCL's latency tables have a ring row and a tree row; every other algorithm uses the ring's.
-enum class AlgoFamily : std::uint8_t { Ring, Tree };
+/// NCCL's latency tables have a ring row, a tree row and an NVLS row; every other algorithm uses
+/// the ring's.
+enum class AlgoFamily : std::uint8_t { Ring, Tree, Nvls };
 
 inline constexpr std::size_t kProtocols = 3;
 inline constexpr std::size_t kLinkClasses = 3;
-inline constexpr std::size_t kFamilies = 2;
+inline constexpr std::size_t kFamilies = 3;
 
 template <class T>
 using PerProtocol = std::array<T, kProtocols>;
@@ -63,7 +64,8 @@ inline constexpr auto kProtocolChoiceNames = make_enum_names<ProtocolChoice>(
 inline constexpr auto kLinkClassNames =
     make_enum_names<LinkClass>({{LinkClass::NvLink, "nvlink"}, {LinkClass::Pcie, "pcie"}, {LinkClass::Network, "network"}});
 /// The algorithm families' names in enum order: the parameter files' keys (exact).
-inline constexpr auto kFamilyNames = make_enum_names<AlgoFamily>({{AlgoFamily::Ring, "ring"}, {AlgoFamily::Tree, "tree"}});
+inline constexpr auto kFamilyNames = make_enum_names<AlgoFamily>(
+    {{AlgoFamily::Ring, "ring"}, {AlgoFamily::Tree, "tree"}, {AlgoFamily::Nvls, "nvls"}});
 
 /// "ll", "ll128", "simple".
 std::string_view protocol_name(Protocol p) noexcept;
@@ -73,7 +75,7 @@ std::string_view protocol_choice_name(ProtocolChoice p) noexcept;
 std::optional<ProtocolChoice> parse_protocol_choice(std::string_view s) noexcept;
 /// "nvlink", "pcie", "network".
 std::string_view link_class_name(LinkClass c) noexcept;
-/// "ring", "tree".
+/// "ring", "tree", "nvls".
 std::string_view family_name(AlgoFamily f) noexcept;
 /// The class of a link type: nvlink, nvswitch and xgmi are NVLink-class; pcie and upi PCIe-class;
 /// infiniband, ethernet, roce and network are network-class.

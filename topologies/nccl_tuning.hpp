@@ -21,9 +21,13 @@ namespace collsim::topo::nccl {
 constexpr Time us(double v) { return Time{static_cast<std::int64_t>(v * 1e6 + 0.5)}; }
 
 /// baseLat[family][protocol]: the fixed cost of one collective (kernel launch and setup).
+/// NVLS: NCCL's NVLS latency is its hwLat[NVLINK][NVLS][SIMPLE] = 25 µs alone (ncclTopoTuneModel
+/// sets latencies = intraLat for NVLS, replacing baseLat's 0), paid once per collective, not per
+/// step; so collsim keeps it here and its NVLS step latencies are 0. NVLS runs Simple only.
 inline constexpr PerFamily<PerProtocol<Time>> kBaseLatency{{
     {us(6.6), us(14.0), us(8.4)},  // ring: LL, LL128, Simple
     {us(6.8), us(14.0), us(8.4)},  // tree
+    {us(0.0), us(0.0), us(25.0)},  // nvls
 }};
 
 /// hwLat[family][class][protocol]: the cost of one step of the algorithm over a link class.
@@ -38,6 +42,7 @@ inline constexpr PerFamily<PerClass<PerProtocol<Time>>> kStepLatency{{
         {us(1.0), us(1.9), us(4.0)},    // tree over PCIe
         {us(5.0), us(8.5), us(14.0)},   // tree over the network
     }},
+    {{}},  // nvls: its one latency is the base (kBaseLatency)
 }};
 
 /// Data bytes per wire byte: LL sends 4 bytes of data and a 4-byte flag in every 8 bytes, LL128

@@ -64,6 +64,10 @@ struct Node {
   /// GPUs: bytes per second it reduces (adds a received buffer into its own), when the file gives
   /// it ("reduce_bandwidth"); 0 when not given (gpu_models.hpp then has a default by model).
   Bandwidth reduce_bandwidth;
+  /// Switches: whether it reduces and multicasts for the GPUs linked to it (NVLink SHARP, NVLS), as
+  /// the file's "nvls" says; unset: an NVSwitch does when all its GPUs' models have NVLS (H100,
+  /// H200, B200, GB200: topologies/nvls.hpp).
+  std::optional<bool> nvls{};
 };
 
 /// One link as a topology file gives it (both directions).
@@ -132,6 +136,8 @@ class Topology {
   /// rebuilt, graph and all).
   [[nodiscard]] Topology copy() const;
 
+  /// The directed links leaving `node`, in link order. Throws std::out_of_range for no such node.
+  [[nodiscard]] std::span<const LinkId> out_links(NodeId node) const { return out_links_.at(node); }
   /// Sum of the bandwidths of the links leaving `node` (the injection bandwidth of a GPU). O(1).
   [[nodiscard]] Bandwidth out_bandwidth(NodeId node) const;
 

@@ -99,10 +99,11 @@ TEST_CASE("merge joins complete shards, in any order, into the unsharded file, C
   // A shard's lines: its sweep, I/K and the rows of the whole sweep first; its skipped rows last.
   const auto part1 = lines_of(read_file(dir / "part1.csv"));
   CHECK(part1.front().starts_with("# collsim sweep shard=1/3 sweep="));
-  CHECK(part1.front().ends_with(" rows=117 format=csv"));
-  // Hierarchical is the last (9th) all-reduce algorithm: rows 24..26 of each GPU count's 39; shard
-  // 1/3 holds the second of those three, 25 + 39k.
-  CHECK(part1.back() == "# collsim sweep shard=1/3 end skipped=25,64,103");
+  CHECK(part1.front().ends_with(" rows=126 format=csv"));
+  // Of each GPU count's 42 rows, the generated ring has no switch that reduces for nvls (the 6th
+  // all-reduce algorithm: rows 15..17) and no hosts for hierarchical (the 10th: rows 27..29); shard
+  // 1/3 holds the second of each three, 16 + 42k and 28 + 42k.
+  CHECK(part1.back() == "# collsim sweep shard=1/3 end skipped=16,28,58,70,100,112");
   // plot reads a shard's CSV (its two lines left out), and the unsharded CSV has no such line.
   const auto table = collsim::reports::parse_table(read_file(dir / "part1.csv"));
   CHECK(table.rows.size() == part1.size() - 3);

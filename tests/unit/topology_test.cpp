@@ -288,9 +288,14 @@ TEST_CASE("the schema lists every key the bundled files use, and the loader acce
     b[key] = sample_value(key, prop);
   }
   b["id"] = "b";
+  // "nvls" belongs on a switch (a GPU with it is refused): a third node, the switch, carries it.
+  REQUIRE(a.contains("nvls"));
+  a.erase("nvls");
+  b.erase("nvls");
+  const json sw{{"id", "s"}, {"type", "switch"}, {"nvls", true}};
   json link = json::object();
   for (const auto& [key, prop] : link_schema.at("properties").items()) link[key] = sample_value(key, prop);
-  d["nodes"] = json::array({a, b});
+  d["nodes"] = json::array({a, b, sw});
   d["links"] = json::array({link});
   d["params"] = json{{"protocol", "auto"}, {"channels", 2}};  // an object (params.schema.json)
   INFO("document: " << d.dump());

@@ -98,33 +98,33 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 .description = "ring reduce-scatter then ring all-gather, 2(N-1) steps (Patarasuk & Yuan 2009)",
                 .build = &build_ring_allreduce, .steps = "2(N-1)", .bytes_per_rank = "2(N-1)/N*S",
                 .closed_form = "2(N-1)(a + P/B)", .stream = &stream_ring_allreduce,
-                .closed_form_time = &ring_closed_form_time, .family = NcclFamily::Ring});
+                .closed_form_time = &ring_closed_form_time, .family = NcclFamily::Ring, .nccl_default = true});
   registry.add({.name = "ring", .collective = Collective::ReduceScatter,
                 .description = "each part travels once round the ring, gathering sums, N-1 steps (Patarasuk & Yuan 2009)",
                 .build = &build_ring_reduce_scatter, .steps = "N-1", .bytes_per_rank = "(N-1)/N*S",
                 .closed_form = "(N-1)(a + P/B)", .stream = &stream_ring_reduce_scatter,
-                .closed_form_time = &ring_closed_form_time, .family = NcclFamily::Ring});
+                .closed_form_time = &ring_closed_form_time, .family = NcclFamily::Ring, .nccl_default = true});
   registry.add({.name = "ring", .collective = Collective::AllGather,
                 .description = "each part travels once round the ring, N-1 steps (Patarasuk & Yuan 2009)",
                 .build = &build_ring_allgather, .steps = "N-1", .bytes_per_rank = "(N-1)/N*S",
                 .closed_form = "(N-1)(a + P/B)", .stream = &stream_ring_allgather,
-                .closed_form_time = &ring_closed_form_time, .family = NcclFamily::Ring});
+                .closed_form_time = &ring_closed_form_time, .family = NcclFamily::Ring, .nccl_default = true});
   registry.add({.name = "ring", .collective = Collective::Broadcast,
                 .description = "pipelined chain from the root in ring order, N-1 + chunks-1 steps (NCCL ring broadcast)",
                 .build = &build_ring_broadcast, .steps = "N-1 + C-1", .bytes_per_rank = "S",
                 .options = "C = ceil(S / --chunk-size) pipeline chunks", .closed_form = "(N-1)(a + c/B) + (C-1)c/B",
-                .closed_form_time = &ring_closed_form_time, .pipelined = true, .family = NcclFamily::Ring});
+                .closed_form_time = &ring_closed_form_time, .pipelined = true, .family = NcclFamily::Ring, .nccl_default = true});
   registry.add({.name = "ring", .collective = Collective::Reduce,
                 .description = "pipelined chain in ring order ending at the root, N-1 + chunks-1 steps (NCCL ring reduce)",
                 .build = &build_ring_reduce, .steps = "N-1 + C-1", .bytes_per_rank = "S",
                 .options = "C = ceil(S / --chunk-size) pipeline chunks", .closed_form = "(N-1)(a + c/B) + (C-1)c/B",
-                .closed_form_time = &ring_closed_form_time, .pipelined = true, .family = NcclFamily::Ring});
+                .closed_form_time = &ring_closed_form_time, .pipelined = true, .family = NcclFamily::Ring, .nccl_default = true});
   registry.add({.name = "ring", .collective = Collective::AllToAll,
                 .description = "store-and-forward to the ring successor, N-1 steps, N(N-1)/2 blocks per rank (Grama et al. 2003)",
                 .build = &build_ring_alltoall, .steps = "N-1", .bytes_per_rank = "N(N-1)/2*floor(S/N)",
                 .options = "store-and-forward through neighbours",
                 .closed_form = "a + max{m=1..N-1} [(sum{s<=m}(N-s) + N-1-m)b/B + (N-1-m)a]",
-                .closed_form_time = &ring_closed_form_time, .family = NcclFamily::Ring});
+                .closed_form_time = &ring_closed_form_time, .family = NcclFamily::Ring, .nccl_default = true});
   registry.add({.name = "direct", .collective = Collective::AllReduce,
                 .description = "direct reduce-scatter then direct all-gather, 2 steps (TensorRT-LLM two-shot all-reduce)",
                 .build = &build_direct_allreduce, .steps = "2", .bytes_per_rank = "2(N-1)/N*S",
@@ -175,7 +175,7 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                            "without them",
                 .closed_form = "one host: max(2(N-1)(a + c/B) + (C'-1)c/B, a + C*c/B), both halves on one chain",
                 .closed_form_time = &nccl_tree_closed_form_time, .pipelined = true, .uses_hosts = true,
-                .family = NcclFamily::Tree});
+                .family = NcclFamily::Tree, .nccl_default = true});
   registry.add({.name = "nvls", .collective = Collective::AllReduce,
                 .description = "NVLink SHARP (NCCL's NVLS): the NVSwitch adds each GPU's part and multicasts the sum, "
                                "C+3 steps (NVIDIA/nccl src/device/all_reduce.h)",
@@ -184,7 +184,7 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 .options = "C = ceil(P / --chunk-size), default 128 KiB (NCCL_NVLS_CHUNKSIZE); one NVSwitch that "
                            "reduces (H100, H200, B200, GB200 or \"nvls\": true); protocol simple",
                 .pipelined = true, .switch_reduction = true, .pipelines_parts = true, .default_chunk_size = kNvlsChunkSize,
-                .family = NcclFamily::Nvls});
+                .family = NcclFamily::Nvls, .nccl_default = true});
   registry.add({.name = "halving-doubling", .collective = Collective::AllReduce,
                 .description = "Rabenseifner: recursive-halving reduce-scatter then recursive-doubling all-gather, 2 log2 N steps "
                                "(Thakur, Rabenseifner & Gropp 2005)",

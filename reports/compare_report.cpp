@@ -1,5 +1,7 @@
 #include "reports/compare_report.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
@@ -28,18 +30,27 @@ std::string ranks_text(const CompareView& v) {
 }  // namespace
 
 std::string render_compare_table(const CompareView& v) {
-  std::string out = fmt::format("{} ({}, {}) against {} {} on {} (network model: {})\n\n", v.log, v.test,
-                                ranks_text(v), v.algorithm, v.collective, v.topology, v.network);
-  out += fmt::format("  {:>12}  {:>12}  {:>12}  {:>8}  {:>14}  {:>15}\n", "size (B)", "measured us", "predicted us",
-                     "error %", "measured busbw", "predicted busbw");
+  std::string out = fmt::format("{} ({}, {}) against {} {} on {} (network model: {}{})\n\n", v.log, v.test,
+                                ranks_text(v), v.algorithm, v.collective, v.topology, v.network,
+                                v.nccl_choice ? "; NCCL's choice per size" : "");
+  // Where the algorithm may differ per row (NCCL's choice), a last column says which one ran.
+  const bool per_row = std::any_of(v.rows.begin(), v.rows.end(), [&](const ComparedRow& r) {
+    return !r.algorithm.empty() && r.algorithm != v.algorithm;
+  });
+  const auto algorithm_column = [&](const ComparedRow& r) {
+    return per_row ? fmt::format("  {}", r.algorithm.empty() ? "-" : r.algorithm) : std::string();
+  };
+  out += fmt::format("  {:>12}  {:>12}  {:>12}  {:>8}  {:>14}  {:>15}{}\n", "size (B)", "measured us", "predicted us",
+                     "error %", "measured busbw", "predicted busbw", per_row ? "  algorithm" : "");
   for (const auto& r : v.rows) {
     if (!r.error.empty()) {
-      out += fmt::format("  {:>12}  {:>12.2f}  {:>12}  {:>8}  {:>14.2f}  {:>15}\n", r.size, r.measured_us, "-", "-",
-                         r.measured_busbw_GBps, "-");
+      out += fmt::format("  {:>12}  {:>12.2f}  {:>12}  {:>8}  {:>14.2f}  {:>15}{}\n", r.size, r.measured_us, "-", "-",
+                         r.measured_busbw_GBps, "-", algorithm_column(r));
       continue;
     }
-    out += fmt::format("  {:>12}  {:>12.2f}  {:>12.2f}  {:>+8.1f}  {:>14.2f}  {:>15}\n", r.size, r.measured_us,
-                       to_us(r.predicted), r.error_pct, r.measured_busbw_GBps, opt_fixed(r.predicted_busbw_GBps, 2));
+    out += fmt::format("  {:>12}  {:>12.2f}  {:>12.2f}  {:>+8.1f}  {:>14.2f}  {:>15}{}\n", r.size, r.measured_us,
+                       to_us(r.predicted), r.error_pct, r.measured_busbw_GBps, opt_fixed(r.predicted_busbw_GBps, 2),
+                       algorithm_column(r));
   }
   for (const auto& r : v.rows)
     if (!r.error.empty()) out += fmt::format("  (line {}, {} bytes: not predicted: {})\n", r.line, r.size, r.error);
@@ -76,6 +87,7 @@ std::string render_compare_json(const CompareView& v) {
     row["measured_busbw_GBps"] = r.measured_busbw_GBps;
     row["predicted_busbw_GBps"] = opt_json(r.predicted_busbw_GBps);
     row["error"] = predicted ? ordered_json(nullptr) : ordered_json(r.error);
+    row["algorithm"] = predicted ? ordered_json(r.algorithm) : ordered_json(nullptr);
     rows.push_back(std::move(row));
   }
   auto& summary = j["summary"] = ordered_json::array();

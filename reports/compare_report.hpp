@@ -36,6 +36,7 @@ struct ComparedRow {
   std::optional<double> predicted_busbw_GBps;
   double error_pct = 0;  ///< (predicted - measured) / measured · 100
   std::string error;     ///< why the row has no prediction (then predicted and error_pct mean nothing); "" when it has one
+  std::string algorithm; ///< the algorithm that predicted it (NCCL's choice may differ per row); "" when none did
 };
 
 /// Everything a compare report shows.
@@ -46,6 +47,9 @@ struct CompareView {
   std::string algorithm;
   std::string topology;
   std::string network;
+  /// True when NCCL's choice picked each row's algorithm (`algorithm` is then the one every row
+  /// ran, or "nccl" when rows ran different ones; each row says its own).
+  bool nccl_choice = false;
   std::uint32_t ranks = 0;
   std::vector<std::string> devices;  ///< the distinct device names the log lists, in order (may be empty)
   std::size_t hosts = 0;             ///< the distinct hosts the log lists (0 when it lists none)

@@ -56,6 +56,7 @@ std::string render_json(const SimulationView& v) {
   nlohmann::ordered_json j;
   j["collective"] = sched::collective_name(s.collective);
   j["algorithm"] = s.algorithm;
+  if (!s.algorithm_choice.empty()) j["algorithm_choice"] = s.algorithm_choice;  // only for NCCL's choice
   j["topology"] = s.topology;
   j["network"] = s.network;
   j["protocol"] = s.protocol;
@@ -157,6 +158,7 @@ std::string render_table(const SimulationView& v) {
                                     : fmt::format("{}  ({}/{} x S / {} per GPU)", format_time(s.lower_bound), f.num,
                                                   f.den, format_bandwidth(s.injection_bandwidth)));
   row("steps", fmt::format("{}", s.steps));
+  if (!s.algorithm_choice.empty()) row("algorithm", fmt::format("{}  ({})", s.algorithm, s.algorithm_choice));
   row("protocol", fmt::format("{}  ({})", s.protocol, s.protocol_source));
   row("channels", fmt::format("{}  ({})", s.channels, s.channels_source));
   row("slice", s.slice == 0 ? fmt::format("none, chunks move whole  ({})", s.slice_source)

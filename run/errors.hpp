@@ -18,7 +18,7 @@ enum class Field : std::uint8_t {
   Collective, Algorithm, Root, ChunkSize, PsShards, PsNode, Size, Ranks, Dtype, Op, Verify,
   Network, Protocol, Channels, Slice, Params, Model, MaxOps, Schedule, Trace, SaveSchedule,
   Log, Output, Resume, Sizes, Algorithms, Collectives, Shard, Jobs, MinSize, MaxSize, MinBytes, MaxBytes,
-  StepFactor, StepBytes, MaxEvaluations, Shards,
+  StepFactor, StepBytes, MaxEvaluations, NcclAlgo, Shards,
 };
 /// How many fields there are (Shards is the last).
 inline constexpr std::size_t kFields = static_cast<std::size_t>(Field::Shards) + 1;

@@ -8,6 +8,7 @@
 
 #include "reports/error_bands.hpp"
 #include "run/errors.hpp"
+#include "run/nccl_choice.hpp"
 #include "run/parse.hpp"
 #include "sim/network/network_model.hpp"
 
@@ -186,6 +187,11 @@ LogComparison compare_log(const LogRun& run, const LogRequest& request, FieldSpe
                                          run.log.file, row.line, row.size, e.rendered(spell)));
     }
   }
+  // NCCL's choice names the algorithm every row ran, or "nccl" where rows ran different ones (each
+  // row says its own).
+  view.nccl_choice = is_nccl_choice(request.algorithm);
+  for (const auto& r : view.rows)
+    if (view.nccl_choice && !r.algorithm.empty() && r.algorithm != view.algorithm) view.algorithm = "nccl";
   if (errors.empty() && !view.rows.empty())
     throw RequestError(Field::Log, run.log.file,
                        fmt::format("{}:{}: no row could be predicted, the first: {}", run.log.file,
@@ -210,6 +216,7 @@ reports::ComparedRow compared_row(const validation::NcclRow& row, const sim::Sum
   r.predicted_algbw_GBps = s.algbw_GBps;
   r.predicted_busbw_GBps = s.busbw_GBps;
   r.error_pct = reports::error_pct(to_us(s.time), row.time_us);
+  r.algorithm = s.algorithm;
   return r;
 }
 

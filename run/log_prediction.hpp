@@ -20,7 +20,7 @@ namespace collsim::run {
 struct LogRequest {
   std::string log;                                ///< the nccl-tests output file
   TopologySpec topology;
-  std::string algorithm = "ring";
+  std::string algorithm = "nccl";                 ///< default: NCCL's choice per row, as a log of NCCL's default ran
   std::optional<std::uint32_t> ranks;             ///< needed when the log does not say
   std::optional<sched::Collective> collective;    ///< needed when the log does not say
   std::string network = "flow";

@@ -1,5 +1,8 @@
 #include "run/parse.hpp"
 
+#include <algorithm>
+#include <array>
+#include <cctype>
 #include <charconv>
 #include <limits>
 
@@ -94,6 +97,47 @@ Formula parse_formula(std::string_view text) {
   if (text == "nccl") return Formula::Nccl;
   throw RequestError(Field::Model, std::string(text),
                      fmt::format("{}: found \"{}\", expected analytical or nccl", ref(Field::Model), text));
+}
+
+std::vector<algo::NcclFamily> parse_nccl_algorithms(std::string_view text) {
+  const bool exclude = text.starts_with('^');
+  const std::string_view list = exclude ? text.substr(1) : text;
+  // NCCL's names (ncclAlgoStr, src/graph/tuning.cc); the last four are not modelled yet.
+  constexpr std::array<std::pair<std::string_view, algo::NcclFamily>, 3> kModelled{
+      {{"tree", algo::NcclFamily::Tree}, {"ring", algo::NcclFamily::Ring}, {"nvls", algo::NcclFamily::Nvls}}};
+  constexpr std::array<std::string_view, 4> kLater{"nvlstree", "collnetdirect", "collnetchain", "pat"};
+  std::vector<algo::NcclFamily> named;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    std::string name(list.substr(start, comma - start));
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const auto it = std::find_if(kModelled.begin(), kModelled.end(), [&](const auto& m) { return m.first == name; });
+    if (it != kModelled.end()) {
+      named.push_back(it->second);
+    } else if (std::find(kLater.begin(), kLater.end(), name) != kLater.end()) {
+      throw RequestError(Field::NcclAlgo, std::string(text),
+                         fmt::format("{}: {} is one of NCCL's algorithms that collsim does not model yet; expected "
+                                     "ring, tree or nvls",
+                                     ref(Field::NcclAlgo), name));
+    } else {
+      throw RequestError(Field::NcclAlgo, std::string(text),
+                         fmt::format("{}: found \"{}\" in \"{}\", expected NCCL algorithm names separated by commas "
+                                     "(ring, tree, nvls), optionally after ^ to leave them out",
+                                     ref(Field::NcclAlgo), name, text));
+    }
+    start = comma + 1;
+  }
+  std::vector<algo::NcclFamily> allowed;
+  for (const auto& [name, family] : kModelled) {
+    const bool listed = std::find(named.begin(), named.end(), family) != named.end();
+    if (listed != exclude) allowed.push_back(family);
+  }
+  if (allowed.empty())
+    throw RequestError(Field::NcclAlgo, std::string(text),
+                       fmt::format("{}: \"{}\" leaves no algorithm; expected at least one of ring, tree, nvls",
+                                   ref(Field::NcclAlgo), text));
+  return allowed;
 }
 
 validation::DType parse_dtype(std::string_view text) {

@@ -398,6 +398,7 @@ Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::s
             fabric_alpha_beta(run_topology, plan.rank_to_node, *plan.request, plan.schedule, fidelity.costs,
                               plan.paths)))
       summary.closed_form = checked_add(*form, *form > Time{0} ? fidelity.costs.base_latency : Time{0});
+  summary.algorithm_choice = plan.algorithm_choice;
   summary.protocol = fidelity.protocol ? std::string(topo::protocol_name(*fidelity.protocol)) : "none";
   summary.protocol_source = fidelity.protocol_auto
                                 ? fmt::format("{}: auto, picked for this size by NCCL's cost model", fidelity.protocol_source)

@@ -40,6 +40,9 @@ struct Plan {
   /// The built-in algorithm's closed form (algo::AlgorithmInfo::closed_form_time), null for a
   /// schedule file or an algorithm without one.
   std::optional<Time> (*closed_form)(const algo::Request&, const algo::AlphaBeta&) = nullptr;
+  /// Why this algorithm runs when NCCL's choice picked it (`--algorithm nccl`: NcclChoice::reason),
+  /// else empty.
+  std::string algorithm_choice{};
 };
 
 /// Whether a plan may generate its ops on demand: OnDemand when nothing will read them (no

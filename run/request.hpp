@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/registry.hpp"
 #include "sim/schedule/collective.hpp"
 #include "sim/units/units.hpp"
 #include "topologies/generate.hpp"
@@ -70,6 +71,8 @@ struct ModelOptions {
   std::string fitted_source = "calibration";
   std::optional<std::uint64_t> max_ops;          ///< >= 1; default 2^18 (run/fidelity.hpp)
   Formula formula = Formula::None;               ///< a second opinion beside the simulation
+  /// With the algorithm "nccl": the NCCL algorithms it may pick (NCCL_ALGO; empty: every one).
+  std::vector<algo::NcclFamily> nccl_algorithms{};
 };
 
 }  // namespace collsim::run

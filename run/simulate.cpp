@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "run/nccl_choice.hpp"
 #include "run/parse.hpp"
 #include "validation/schedule_file.hpp"
 
@@ -42,20 +43,36 @@ std::uint32_t rank_count(const SimulationRequest& r, const topo::Topology& topol
 
 Ops ops_of(const SimulationRequest& r) { return r.verify ? Ops::Materialised : r.ops; }
 
-// A registered algorithm; its name and options are checked before the topology is read, so their
-// errors come first.
-const algo::AlgorithmInfo& find_algorithm(const SimulationRequest& r, const algo::AlgorithmRegistry& registry) {
+// A registered algorithm, or null for NCCL's choice (is_nccl_choice), made once the topology is
+// known; a name and its options are checked before the topology is read, so their errors come first.
+const algo::AlgorithmInfo* find_algorithm(const SimulationRequest& r, const algo::AlgorithmRegistry& registry) {
   if (!r.size) throw RequestError(Field::Size, "", fmt::format("{}: missing; give the message size, e.g. {} 1G",
                                                              ref(Field::Size), ref(Field::Size)));
+  if (is_nccl_choice(r.algorithm)) return nullptr;
+  if (!r.model.nccl_algorithms.empty())
+    throw RequestError(Field::NcclAlgo, "",
+                       fmt::format("{}: only with {} nccl, whose choice it restricts; found {} {}", ref(Field::NcclAlgo),
+                                   ref(Field::Algorithm), ref(Field::Algorithm), r.algorithm));
   const algo::AlgorithmInfo& algorithm = registry.find(r.collective, r.algorithm);
   check_used_by(r.options, algorithm);
-  return algorithm;
+  return &algorithm;
 }
 
-Plan algorithm_plan(const SimulationRequest& r, const algo::AlgorithmInfo& algorithm, const topo::Topology& topology,
-                    topo::PathTable* paths = nullptr) {
+Plan algorithm_plan(const SimulationRequest& r, const algo::AlgorithmInfo* chosen, const topo::Topology& topology,
+                    const algo::AlgorithmRegistry& registry, topo::PathTable* paths = nullptr) {
   const std::uint32_t ranks = rank_count(r, topology);
-  return naming_size(r, [&] {
+  std::string choice_text;
+  if (!chosen) {
+    const auto gpus = topology.gpus().first(ranks);
+    const NcclChoice choice = naming_size(
+        r, [&] { return choose_nccl_algorithm(registry, topology, gpus, r.collective, *r.size, r.model,
+                                                      r.model.nccl_algorithms, paths); });
+    chosen = choice.entry;
+    check_used_by(r.options, *chosen);
+    choice_text = choice.reason(*r.size);
+  }
+  const algo::AlgorithmInfo& algorithm = *chosen;
+  Plan plan = naming_size(r, [&] {
     try {
       return build_plan(algorithm, topology, ranks, r.options, *r.size, validation::dtype_size(r.dtype), r.model,
                         ops_of(r), paths);
@@ -69,6 +86,8 @@ Plan algorithm_plan(const SimulationRequest& r, const algo::AlgorithmInfo& algor
                                      ref(Field::Algorithm)));
     }
   });
+  plan.algorithm_choice = std::move(choice_text);
+  return plan;
 }
 
 // A schedule file: it gives the collective, algorithm, ranks and size.
@@ -136,7 +155,7 @@ const algo::AlgorithmRegistry& builtin_algorithms() {
 Plan plan_on(const SimulationRequest& r, const topo::Topology& topology, const algo::AlgorithmRegistry& registry,
              topo::PathTable* paths) {
   if (!r.schedule.empty()) return schedule_plan(r, load_schedule(r), topology, registry);
-  return algorithm_plan(r, find_algorithm(r, registry), topology, paths);
+  return algorithm_plan(r, find_algorithm(r, registry), topology, registry, paths);
 }
 
 Prepared prepare(const SimulationRequest& r, const algo::AlgorithmRegistry& registry) {
@@ -146,9 +165,9 @@ Prepared prepare(const SimulationRequest& r, const algo::AlgorithmRegistry& regi
     Plan plan = schedule_plan(r, std::move(schedule), topology, registry);
     return Prepared{std::move(topology), std::move(plan)};
   }
-  const algo::AlgorithmInfo& algorithm = find_algorithm(r, registry);
+  const algo::AlgorithmInfo* algorithm = find_algorithm(r, registry);
   topo::Topology topology = load_topology(r.topology);
-  Plan plan = algorithm_plan(r, algorithm, topology);
+  Plan plan = algorithm_plan(r, algorithm, topology, registry);
   return Prepared{std::move(topology), std::move(plan)};
 }
 

@@ -7,6 +7,7 @@
 #include "reports/sweep_row.hpp"
 #include "run/errors.hpp"
 #include "run/fidelity.hpp"
+#include "run/nccl_choice.hpp"
 #include "run/parse.hpp"
 #include "run/plan.hpp"
 #include "run/simulate.hpp"
@@ -22,6 +23,10 @@ std::vector<const algo::AlgorithmInfo*> algorithms_for(const algo::AlgorithmRegi
   std::vector<const algo::AlgorithmInfo*> out;
   for (const auto& name : names) {
     const bool every = name == "all";  // the keyword, not an algorithm
+    if (is_nccl_choice(name)) {  // NCCL's choice, made per row: a null entry
+      if (std::find(out.begin(), out.end(), nullptr) == out.end()) out.push_back(nullptr);
+      continue;
+    }
     if (!every) {
       if (registry.named(name).empty()) {
         try {
@@ -91,9 +96,9 @@ SweepPlan plan_sweep(SweepRequest request, const algo::AlgorithmRegistry& regist
           for (Bytes s : o.sizes) {
             if (plan.jobs.size() >= kMaxSweepRows)
               throw RequestError(Field::Sizes, "", fmt::format("sweep: more than {} rows; expected fewer", kMaxSweepRows));
-            plan.jobs.push_back({t, n, a, s});
-            plan.fingerprint_text += fmt::format("|{}:{}:{}:{}:{}", o.topologies[t].topology.name(), n, a->name,
-                                                 sched::collective_name(c), s);
+            plan.jobs.push_back({t, n, a, s, c});
+            plan.fingerprint_text += fmt::format("|{}:{}:{}:{}:{}", o.topologies[t].topology.name(), n,
+                                                 plan.jobs.back().name(), sched::collective_name(c), s);
           }
     }
   }
@@ -125,6 +130,7 @@ SweepPlan plan_sweep(SweepRequest request, const algo::AlgorithmRegistry& regist
     throw RequestError(Field::ChunkSize, "0", fmt::format("{}: found 0, expected at least 1 byte", ref(Field::ChunkSize)));
   for (std::size_t i = o.shard; i < plan.jobs.size(); i += o.shards) plan.mine.push_back(i);
   plan.request = std::move(request);
+  plan.registry = &registry;
   return plan;
 }
 
@@ -138,7 +144,17 @@ JobOutcome run_sweep_row(const SweepPlan& plan, std::size_t k, const std::atomic
   try {
     Plan p;
     try {
-      p = build_plan(*j.algorithm, t.topology, j.ranks, o.options, j.size, element, plan.model, Ops::OnDemand);
+      const algo::AlgorithmInfo* algorithm = j.algorithm;
+      std::string choice;
+      if (!algorithm) {
+        const NcclChoice pick = choose_nccl_algorithm(*plan.registry, t.topology, t.topology.gpus().first(j.ranks),
+                                                      j.collective, j.size, plan.model, plan.model.nccl_algorithms);
+        algorithm = pick.entry;
+        choice = pick.reason(j.size);
+        check_used_by(o.options, *algorithm);  // the options checked against the row's pick
+      }
+      p = build_plan(*algorithm, t.topology, j.ranks, o.options, j.size, element, plan.model, Ops::OnDemand);
+      p.algorithm_choice = std::move(choice);
     } catch (const algo::AlgorithmError& e) {
       return {true, e.what(), {}};
     } catch (const OverflowError&) {
@@ -153,13 +169,13 @@ JobOutcome run_sweep_row(const SweepPlan& plan, std::size_t k, const std::atomic
   } catch (const ClockOverflowError& e) {
     // A valid row whose time does not fit the clock: reported in its row and on stderr, and the
     // other rows run.
-    const auto collective = sched::collective_name(j.algorithm->collective);
-    const reports::SweepRowIdentity id{t.topology.name(), o.network, j.ranks, collective, j.algorithm->name, j.size};
+    const auto collective = sched::collective_name(j.collective);
+    const reports::SweepRowIdentity id{t.topology.name(), o.network, j.ranks, collective, j.name(), j.size};
     return {false,
             json ? reports::sweep_json_error_row(context, id, e.what())
                  : reports::sweep_csv_error_row(context, id, e.what()),
             fmt::format("sweep row {} ({}, {} ranks, {} {}, {} bytes): not simulated: {}", plan.mine[k],
-                        t.topology.name(), j.ranks, collective, j.algorithm->name, j.size, e.what())};
+                        t.topology.name(), j.ranks, collective, j.name(), j.size, e.what())};
   }
 }
 
@@ -191,7 +207,7 @@ SweepRunSpec sweep_run_spec(const SweepPlan& plan) {
 std::string first_skip(const SweepPlan& plan, const SweepRunReport& report) {
   if (!report.first_skipped) return "";
   const SweepJob& j = plan.jobs[plan.mine[*report.first_skipped]];
-  return fmt::format("first {} on {} ranks of {}: {}", j.algorithm->name, j.ranks,
+  return fmt::format("first {} on {} ranks of {}: {}", j.name(), j.ranks,
                      plan.request.topologies[j.topology].topology.name(), report.first_skip_reason);
 }
 

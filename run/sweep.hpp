@@ -47,8 +47,12 @@ struct SweepRequest {
 struct SweepJob {
   std::size_t topology = 0;
   std::uint32_t ranks = 0;
-  const algo::AlgorithmInfo* algorithm = nullptr;
+  const algo::AlgorithmInfo* algorithm = nullptr;  ///< null: NCCL's choice for the row (run/nccl_choice.hpp)
   Bytes size = 0;
+  sched::Collective collective = sched::Collective::AllReduce;
+
+  /// The algorithm's name as the row asked for it ("nccl" for NCCL's choice).
+  [[nodiscard]] std::string_view name() const { return algorithm ? algorithm->name : std::string_view("nccl"); }
 };
 
 /// A sweep ready to run: its rows, this shard's share of them, and what identifies it.
@@ -58,6 +62,8 @@ struct SweepPlan {
   std::vector<std::size_t> mine;     ///< this shard's rows
   std::size_t too_few_gpus = 0;      ///< topology/ranks pairs left out (more ranks than GPUs)
   ModelOptions model;                ///< the parameter file read once
+  /// The registry the rows' algorithms come from (NCCL's choice picks from it per row).
+  const algo::AlgorithmRegistry* registry = nullptr;
   std::string options_text;          ///< the options that key the sweep
   std::string fingerprint_text;      ///< the topologies, parameters and rows that key it
 };

@@ -43,6 +43,7 @@ ModelOptions model_options(const ModelText& t) {
   if (!t.slice.empty()) m.slice = parse_size(Field::Slice, t.slice);
   m.params = t.params;
   if (!t.max_ops.empty()) m.max_ops = parse_count(Field::MaxOps, t.max_ops, 1, kAnyCount);
+  if (!t.nccl_algo.empty()) m.nccl_algorithms = parse_nccl_algorithms(t.nccl_algo);
   return m;
 }
 

@@ -39,7 +39,7 @@ struct AlgorithmText {
 /// The typed options of `t`; the plan checks the rest (a root below N, an option the algorithm uses).
 [[nodiscard]] AlgorithmOptions algorithm_options(const AlgorithmText& t);
 
-/// The model options (protocol, channels, slice, params, model: the formula, max_ops).
+/// The model options (protocol, channels, slice, params, model: the formula, max_ops, nccl_algo).
 struct ModelText {
   std::string protocol;
   std::string channels;
@@ -47,6 +47,7 @@ struct ModelText {
   std::string params;
   std::string model;
   std::string max_ops;
+  std::string nccl_algo;  ///< NCCL_ALGO-style list: ring,tree,nvls or ^nvls
 };
 /// The typed model options of `t`.
 [[nodiscard]] ModelOptions model_options(const ModelText& t);
@@ -80,7 +81,7 @@ struct SimulateText {
 struct LogText {
   std::string log;
   TopologyText topology;
-  std::string algorithm = "ring";
+  std::string algorithm = "nccl";
   std::string ranks;
   std::string collective;  ///< a collective or an nccl-tests program (all_reduce_perf)
   std::string network = "flow";

@@ -45,6 +45,8 @@ struct Summary {
   std::optional<Time> closed_form;
   /// How the run was set up (run/fidelity.hpp), each with where its value came from:
   /// the protocol ("none" for the ideal α-β model), channels, and slice size (0: whole chunks).
+  /// Why the algorithm runs when NCCL's choice picked it (run/nccl_choice.hpp), else empty.
+  std::string algorithm_choice;
   std::string protocol = "none";
   std::string protocol_source = "default";
   std::uint32_t channels = 1;

@@ -56,7 +56,7 @@ int run_algorithms(const AlgorithmsOptions& options, std::ostream& out);
 struct CompareOptions {
   std::string log;              ///< LOG: the nccl-tests output file
   TopologyOptions topology;     ///< TOPOLOGY (positional) or the generator flags
-  std::string algorithm = "ring";
+  std::string algorithm = "nccl";  ///< NCCL's choice per row unless the log was forced (--algorithm)
   std::string ranks;            ///< --ranks N: needed when the log does not say
   std::string collective;       ///< --collective C: needed when the log does not say
   std::string format = "table";

@@ -13,7 +13,7 @@ namespace {
 using run::Field;
 
 // Defaults are the layer's (run/request.hpp, run/topology_spec.cpp).
-constexpr std::array<std::pair<Field, std::string_view>, 21> kHelp{{
+constexpr std::array<std::pair<Field, std::string_view>, 22> kHelp{{
     {Field::Gpus, "Generate a fabric of this many GPUs instead of reading a topology (needs --fabric); for sweep a "
                   "list such as 2,4,8..1024 (A..B = the powers of two from A to B), one fabric each"},
     {Field::Fabric, "Generated fabric: ring | switch | fully-connected"},
@@ -26,7 +26,7 @@ constexpr std::array<std::pair<Field, std::string_view>, 21> kHelp{{
                           "200 Gb/s HDR InfiniBand port; GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s)"},
     {Field::NetLatency, "With --nodes: latency of each host's network link, default 2us"},
     {Field::Collective, "allreduce (default), reducescatter, allgather, broadcast, reduce, alltoall (- and _ ignored)"},
-    {Field::Algorithm, "Algorithm, default ring; `collsim algorithms` lists them"},
+    {Field::Algorithm, "Algorithm, default ring; nccl (or auto): NCCL's choice per size; `collsim algorithms` lists them"},
     {Field::Root, "Root rank of broadcast and reduce, default 0"},
     {Field::ChunkSize, "Pipeline chunk of the pipelined algorithms (tree, double-tree, nccl-tree, nvls, ring broadcast and "
                        "reduce), default 512K, nvls 128K (K/M/G = powers of 1024, KB/MB/GB of 1000)"},
@@ -52,6 +52,8 @@ constexpr std::array<std::pair<Field, std::string_view>, 21> kHelp{{
     {Field::MaxOps, "Most ops a run may have once pipeline chunks and slices are cut (default 262144): a default chunk "
                     "or slice is doubled until the run fits, one given by --chunk-size or --slice is refused"},
     {Field::Model, "Also print a formula's time: analytical (the alpha-beta closed form) or nccl (NCCL's tuning model)"},
+    {Field::NcclAlgo, "With --algorithm nccl: the NCCL algorithms it may pick, as NCCL_ALGO lists them (ring, tree, nvls; "
+                      "^nvls: all but nvls); default every one"},
 }};
 
 }  // namespace

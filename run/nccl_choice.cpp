@@ -1,0 +1,86 @@
+#include "run/nccl_choice.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include <fmt/format.h>
+
+#include "run/errors.hpp"
+#include "run/fidelity.hpp"
+#include "run/parse.hpp"
+#include "topologies/hosts.hpp"
+
+namespace collsim::run {
+namespace {
+
+// NCCL_ALGO_TREE = 0, NCCL_ALGO_RING = 1, NCCL_ALGO_NVLS = 4 (src/include/device.h): the order in
+// which ncclTopoGetAlgoInfo weighs them.
+constexpr std::array<algo::NcclFamily, 3> kNcclOrder{algo::NcclFamily::Tree, algo::NcclFamily::Ring,
+                                                     algo::NcclFamily::Nvls};
+
+std::string time_text(Time t) { return fmt::format("{:.2f} us", static_cast<double>(t.count()) * 1e-6); }
+
+}  // namespace
+
+bool is_nccl_choice(std::string_view algorithm) noexcept { return algorithm == "nccl" || algorithm == "auto"; }
+
+std::string NcclChoice::reason(Bytes size) const {
+  std::string list;
+  std::vector<const NcclCandidate*> timed;
+  for (const auto& c : candidates)
+    if (c.time) timed.push_back(&c);
+  std::stable_sort(timed.begin(), timed.end(), [](const auto* a, const auto* b) { return *a->time < *b->time; });
+  for (const auto* c : timed)
+    list += fmt::format("{}{}{} {}", list.empty() ? "" : ", ", c->entry->name,
+                        c->protocol ? "/" + std::string(topo::protocol_name(*c->protocol)) : std::string(),
+                        time_text(*c->time));
+  return fmt::format("NCCL's pick for {} by its cost model (src/graph/tuning.cc, 2.30.7): {}", format_size(size), list);
+}
+
+NcclChoice choose_nccl_algorithm(const algo::AlgorithmRegistry& registry, const topo::Topology& topology,
+                                 std::span<const topo::NodeId> ranks, sched::Collective collective, Bytes size,
+                                 const ModelOptions& model, std::span<const algo::NcclFamily> allowed,
+                                 topo::PathTable* paths) {
+  NcclChoice choice;
+  std::optional<Time> best;
+  for (algo::NcclFamily family : kNcclOrder) {
+    if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), family) == allowed.end()) continue;
+    for (const auto& entry : registry.all()) {
+      if (!entry.nccl_default || entry.family != family || entry.collective != collective) continue;
+      NcclCandidate c{&entry, std::nullopt, std::nullopt, {}};
+      try {
+        algo::Request request{collective, static_cast<sched::Rank>(ranks.size()), size};
+        request.hosts = topo::host_indices(topology, ranks);
+        const Fidelity f = resolve_fidelity(model, topology, ranks, family, collective, size, request, paths);
+        c.protocol = f.protocol;
+        try {
+          c.time = nccl_model_time(f, topology, ranks, entry.name, collective, size, paths);
+        } catch (const RequestError& e) {
+          if (e.field() != Field::Model) throw;
+          c.time = Time::max();  // its time passes the clock: the slowest, still a candidate
+        }
+        if (!c.time) c.why = fmt::format("NCCL's model has no {} {} here", entry.name, sched::collective_name(collective));
+      } catch (const RequestError& e) {
+        // The reason without the field it names first ("--algorithm: NVLS needs ..."): the caller's
+        // message names --algorithm nccl already.
+        const std::string lead = ref(e.field()) + ": ";
+        c.why = e.message().starts_with(lead) ? e.message().substr(lead.size()) : e.message();
+      }
+      if (c.time && (!best || *c.time < *best)) {
+        best = c.time;
+        choice.entry = &entry;
+      }
+      choice.candidates.push_back(std::move(c));
+    }
+  }
+  if (!choice.entry) {
+    std::string why;
+    for (const auto& c : choice.candidates) why += fmt::format("; {}: {}", c.entry->name, c.why);
+    throw RequestError(Field::Algorithm, "nccl",
+                       fmt::format("{} nccl: none of NCCL's algorithms can run {} here{}", ref(Field::Algorithm),
+                                   sched::collective_name(collective), why.empty() ? " (none is allowed)" : why));
+  }
+  return choice;
+}
+
+}  // namespace collsim::run

@@ -1,0 +1,61 @@
+// `--algorithm nccl` from the command line: simulate says what it picked and why, compare predicts
+// each row with NCCL's pick by default and names it per row, sweep runs it, --nccl-algo restricts it.
+#include <catch2/catch.hpp>
+
+#include "tests/cli/cli_harness.hpp"
+
+using namespace collsim::testing;
+
+TEST_CASE("simulate --algorithm nccl runs NCCL's pick and says why", "[cli][nccl]") {
+  const auto j = simulate_json({"dgx-b200", "--algorithm", "nccl", "--size", "64M"});
+  CHECK(j["algorithm"] == "nvls");  // 139.72 us against ring LL128's 217.45 (tests/unit/nccl_choice_test.cpp)
+  CHECK(j["algorithm_choice"].get<std::string>().find("nvls/simple 139.72 us") != std::string::npos);
+  const auto alias = simulate_json({"dgx-b200", "--algorithm", "auto", "--size", "8"});
+  CHECK(alias["algorithm"] == "ring");
+  const auto restricted = simulate_json({"dgx-b200", "--algorithm", "nccl", "--nccl-algo", "^nvls", "--size", "64M"});
+  CHECK(restricted["algorithm"] == "ring");
+  // simulate's own default stays ring, with no choice to report.
+  const auto plain = simulate_json({"dgx-b200", "--size", "64M"});
+  CHECK(plain["algorithm"] == "ring");
+  CHECK_FALSE(plain.contains("algorithm_choice"));
+  const auto text = run_collsim({"simulate", "dgx-b200", "--algorithm", "nccl", "--size", "64M"});
+  CHECK(text.out.find("  algorithm             nvls  (NCCL's pick for 64 MiB by its cost model") != std::string::npos);
+}
+
+TEST_CASE("the nccl-algo flag is checked and belongs to --algorithm nccl", "[cli][nccl]") {
+  check_bad_input({"simulate", "dgx-b200", "--nccl-algo", "ring", "--size", "1M"},
+                  "--nccl-algo: only with --algorithm nccl, whose choice it restricts; found --algorithm ring");
+  check_bad_input({"simulate", "dgx-b200", "--algorithm", "nccl", "--nccl-algo", "collnetdirect", "--size", "1M"},
+                  "--nccl-algo: collnetdirect is one of NCCL's algorithms that collsim does not model yet");
+  check_bad_input({"simulate", "dgx-a100", "--algorithm", "nccl", "--nccl-algo", "nvls", "--size", "1M"},
+                  "--algorithm nccl: none of NCCL's algorithms can run allreduce here; nvls:");
+}
+
+TEST_CASE("compare predicts NCCL's pick per row by default and names it", "[cli][nccl][compare]") {
+  const std::string log = std::string(COLLSIM_SOURCE_DIR) + "/tests/data/nccl-tests/b200_vultr_8gpu_allreduce.txt";
+  const auto r = run_collsim({"compare", log, "dgx-b200", "--ranks", "8", "--collective", "allreduce", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["algorithm"] == "nccl");  // rows ran different algorithms
+  std::string first, last;
+  for (const auto& row : j["rows"]) {
+    if (first.empty()) first = row["algorithm"];
+    last = row["algorithm"];
+  }
+  CHECK(first == "ring");
+  CHECK(last == "nvls");
+  // The table adds the column when rows differ.
+  const auto t = run_collsim({"compare", log, "dgx-b200", "--ranks", "8", "--collective", "allreduce"});
+  CHECK(t.out.find("predicted busbw  algorithm") != std::string::npos);
+  CHECK(t.out.find("(network model: flow; NCCL's choice per size)") != std::string::npos);
+  // Acceptance of issue 16 for this log: median |error| <= 10 % above 16 MiB and <= 20 % over all.
+  CHECK(j["summary"][2]["median_abs_error_pct"].get<double>() <= 10.0);
+  CHECK(j["summary"][3]["median_abs_error_pct"].get<double>() <= 20.0);
+}
+
+TEST_CASE("sweep runs NCCL's choice per row", "[cli][nccl][sweep]") {
+  const auto r = run_collsim({"sweep", "dgx-b200", "--algorithms", "nccl", "--sizes", "8,64M"});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find(",allreduce,ring,8,") != std::string::npos);
+  CHECK(r.out.find(",allreduce,nvls,67108864,") != std::string::npos);
+}

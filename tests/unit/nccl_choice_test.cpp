@@ -1,0 +1,86 @@
+// NCCL's choice per size (run/nccl_choice.hpp) and NCCL_ALGO's list (run/parse.hpp). The expected
+// picks and times are worked out by hand from NCCL 2.30.7's tables (src/graph/tuning.cc) on the
+// bundled machines: README, "NCCL's choice per size".
+#include <catch2/catch.hpp>
+
+#include "run/errors.hpp"
+#include "run/nccl_choice.hpp"
+#include "run/parse.hpp"
+#include "run/simulate.hpp"
+#include "topologies/load_json.hpp"
+
+using namespace collsim;
+
+namespace {
+
+run::NcclChoice choose(const topo::Topology& t, Bytes size, std::vector<algo::NcclFamily> allowed = {},
+                       run::ModelOptions model = {}) {
+  return run::choose_nccl_algorithm(run::builtin_algorithms(), t, t.gpus(), sched::Collective::AllReduce, size, model,
+                                    allowed);
+}
+
+const run::NcclCandidate& candidate(const run::NcclChoice& c, std::string_view name) {
+  for (const auto& x : c.candidates)
+    if (x.entry->name == name) return x;
+  FAIL("no candidate " << name);
+  return c.candidates.front();
+}
+
+double us(const std::optional<Time>& t) { return static_cast<double>(t->count()) * 1e-6; }
+
+}  // namespace
+
+TEST_CASE("NCCL's choice on dgx-b200: ring LL at 8 B, NVLS at 64 MiB, ring LL128 without NVLS", "[nccl][choice]") {
+  const auto b200 = topo::load_topology("dgx-b200");
+  // 8 B: ring LL 6.6 + 14 x 0.6 = 15.0 us against the chain tree's 6.8 + 2 x 7 x 0.6 = 15.2 us.
+  const auto small = choose(b200, 8);
+  CHECK(small.entry->name == "ring");
+  CHECK(us(candidate(small, "ring").time) == Approx(15.0).margin(0.01));
+  CHECK(us(candidate(small, "nccl-tree").time) == Approx(15.2).margin(0.01));
+  CHECK(candidate(small, "ring").protocol == topo::Protocol::LL);
+  // 64 MiB: NVLS 25 + 67108864 / 585.0017 GB/s = 139.72 us; ring LL128 14 + 14 x 1.9 + 67108864 /
+  // (721.8 x 0.92 x 8/14) GB/s = 217.45 us.
+  const auto large = choose(b200, Bytes{64} << 20);
+  CHECK(large.entry->name == "nvls");
+  CHECK(us(candidate(large, "nvls").time) == Approx(139.72).margin(0.01));
+  CHECK(us(candidate(large, "ring").time) == Approx(217.45).margin(0.01));
+  // The candidates come in NCCL's order (tree, ring, NVLS); the reason lists them fastest first.
+  REQUIRE(large.candidates.size() == 3);
+  CHECK(large.candidates[0].entry->name == "nccl-tree");
+  CHECK(large.candidates[2].entry->name == "nvls");
+  CHECK(large.reason(Bytes{64} << 20).find("nvls/simple 139.72 us, ring/ll128 217.45 us") != std::string::npos);
+  // NCCL_ALGO=^NVLS and NCCL_PROTO=Simple restrict it.
+  CHECK(choose(b200, Bytes{64} << 20, {algo::NcclFamily::Tree, algo::NcclFamily::Ring}).entry->name == "ring");
+  run::ModelOptions ll;
+  ll.protocol = topo::ProtocolChoice::LL;
+  const auto no_nvls = choose(b200, Bytes{64} << 20, {}, ll);
+  CHECK(no_nvls.entry->name != "nvls");
+  CHECK(candidate(no_nvls, "nvls").why.find("simple protocol only") != std::string::npos);
+}
+
+TEST_CASE("NCCL's choice leaves out what cannot run, and says why when nothing can", "[nccl][choice]") {
+  const auto a100 = topo::load_topology("dgx-a100");
+  const auto c = choose(a100, Bytes{1} << 30);
+  CHECK(c.entry->name == "ring");
+  CHECK_FALSE(candidate(c, "nvls").time);
+  CHECK(candidate(c, "nvls").why.find("gpu0 (A100-SXM4-80GB) has no NVLink SHARP") != std::string::npos);
+  CHECK_THROWS_WITH(choose(a100, 1024, {algo::NcclFamily::Nvls}),
+                    Catch::Contains("none of NCCL's algorithms can run allreduce here; nvls: NVLS needs"));
+  // All-gather has no tree in NCCL: ring it is.
+  const auto ag = run::choose_nccl_algorithm(run::builtin_algorithms(), a100, a100.gpus(), sched::Collective::AllGather,
+                                             Bytes{1} << 20, {});
+  CHECK(ag.entry->name == "ring");
+}
+
+TEST_CASE("NCCL_ALGO lists: names, case, ^ and what is not modelled yet", "[nccl][parse]") {
+  using F = algo::NcclFamily;
+  CHECK(run::parse_nccl_algorithms("ring") == std::vector<F>{F::Ring});
+  CHECK(run::parse_nccl_algorithms("Ring,TREE") == std::vector<F>{F::Tree, F::Ring});
+  CHECK(run::parse_nccl_algorithms("^nvls") == std::vector<F>{F::Tree, F::Ring});
+  CHECK(run::parse_nccl_algorithms("nvls,ring,nvls") == std::vector<F>{F::Ring, F::Nvls});
+  CHECK_THROWS_WITH(run::parse_nccl_algorithms("pat"), Catch::Contains("pat is one of NCCL's algorithms that collsim "
+                                                                       "does not model yet"));
+  CHECK_THROWS_WITH(run::parse_nccl_algorithms("ring,,tree"), Catch::Contains("found \"\" in \"ring,,tree\""));
+  CHECK_THROWS_WITH(run::parse_nccl_algorithms("^ring,tree,nvls"), Catch::Contains("leaves no algorithm"));
+  CHECK_THROWS_AS(run::parse_nccl_algorithms("fast"), run::RequestError);
+}

@@ -10,6 +10,7 @@
 #include "sim/units/saturate.hpp"
 #include "run/errors.hpp"
 #include "run/parse.hpp"
+#include "topologies/gpu_models.hpp"
 #include "topologies/hosts.hpp"
 #include "topologies/model_params.hpp"
 #include "topologies/topology.hpp"
@@ -46,6 +47,15 @@ sim::NcclFormulaInput formula_input(const topo::ModelParams& params, const topo:
       in.intra = cls;
       intra_found = true;
     }
+  }
+  // NCCL indexes its caps by the smallest compute capability (minCompCap); an unknown model, none.
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    const auto a = topo::gpu_arch(topology.node(ranks[r]).model);
+    if (!a) {
+      in.arch.reset();
+      break;
+    }
+    in.arch = r == 0 ? *a : std::min(*in.arch, *a);
   }
   // double(2^64 - 1) is 2^64, one past what a Bandwidth holds: clamp rather than convert out of range.
   in.bus_bandwidth = Bandwidth{saturating_cast<std::uint64_t>(bus.value_or(0.0))};

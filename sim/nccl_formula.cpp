@@ -1,5 +1,6 @@
 #include "sim/nccl_formula.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 
@@ -19,19 +20,30 @@ std::uint32_t log2_floor(std::uint64_t n) { return n <= 1 ? 0 : static_cast<std:
 
 double us_of(Time t) { return static_cast<double>(t.count()) * 1e-6; }
 
-// busbw in GB/s (1e9 B/s), after the protocol's and the algorithm's factors.
+// busbw in GB/s (1e9 B/s), after the protocol's and the algorithm's factors and NCCL's caps
+// (ncclTopoTuneModel, src/graph/tuning.cc 2.30.7: the caps' index is the architecture and
+// min(nodes, 3) - 1; LL's across nodes the CPU's row, Intel's here).
 double bus_GBps(const NcclFormulaInput& in, const topo::ModelParams& params) {
   double bw = static_cast<double>(in.bus_bandwidth.bits_per_s) / 8e9;
   const auto p = in.protocol;
+  const auto arch = in.arch ? static_cast<std::size_t>(*in.arch) : 0;
+  const std::size_t col = std::min<std::uint32_t>(std::max<std::uint32_t>(in.nodes, 1), 3) - 1;
+  const double channels = std::max<std::uint32_t>(in.channels, 1);
+  const auto cap = [&](double value, double limit) { return in.arch ? std::min(value, limit) : value; };
+  const double ll_max = nccl::kLlMaxBw[in.nodes <= 1 ? arch : 0][col];
   if (in.family == AlgoFamily::Ring) {
     // NCCL's model uses 0.92 for LL128 where the wire carries 120/128; a parameter set wins.
     const bool given = params.protocol_efficiency[static_cast<std::size_t>(p)].has_value();
     bw *= p == Protocol::LL128 && !given ? nccl::kRingLl128ModelFactor : params.protocol_efficiency_or_default(p);
+    if (p == Protocol::LL) bw = cap(bw, ll_max);
+    if (p == Protocol::LL128) bw = cap(bw, channels * nccl::kPerChMaxRingLl128Bw[arch][col]);
     return bw;
   }
-  bw *= nccl::kTreeFactor;
-  if (p == Protocol::LL) bw *= nccl::kTreeLlFactor;
-  if (p == Protocol::LL128) bw *= in.nodes == 1 ? nccl::kTreeLl128OneNodeFactor : nccl::kTreeLl128Factor;
+  bw = cap(bw * nccl::kTreeFactor, channels * nccl::kPerChMaxTreeBw[arch][col]);
+  if (p == Protocol::LL) bw = cap(bw * nccl::kTreeLlFactor, ll_max);
+  if (p == Protocol::LL128)
+    bw = cap(bw * (in.nodes == 1 ? nccl::kTreeLl128OneNodeFactor : nccl::kTreeLl128Factor),
+             channels * nccl::kPerChMaxTreeLl128Bw[arch][col]);
   return bw;
 }
 

@@ -11,14 +11,17 @@
 //          2·B·nvlsEfficiency·(C-1)/C with C NVLS channels, ratio = N / (2(N-1)); all-reduce on
 //          one node with Simple only.
 // busbw is the per-GPU bandwidth along the ring (bottleneck of a rank's route to its neighbour
-// times the link class's efficiency) times the protocol's factor. NCCL's per-channel caps
-// (llMaxBw, perChMax*) are left out: they need NCCL's own channel search.
+// times the link class's efficiency) times the protocol's factor, capped as NCCL caps it
+// (llMaxBws for LL, perChMaxRingLL128Bws, perChMaxTreeBws and perChMaxTreeLL128Bws times the
+// channels) where the GPUs' architecture is known; across nodes LL takes NCCL's Intel row (the
+// topologies name no CPU vendor).
 #pragma once
 
 #include <cstdint>
 #include <optional>
 
 #include "sim/schedule/collective.hpp"
+#include "topologies/gpu_models.hpp"
 #include "topologies/model_params.hpp"
 
 namespace collsim::sim {
@@ -36,6 +39,9 @@ struct NcclFormulaInput {
   topo::LinkClass intra = topo::LinkClass::NvLink;  ///< class of the steps inside a node
   /// NVLS: NCCL's nvlsEfficiency for the GPUs (topo::NvlsDomain); 0 where no switch reduces.
   double nvls_efficiency = 0.0;
+  /// The GPUs' architecture, which picks NCCL's bandwidth caps (llMaxBws, perChMax*Bws); nullopt
+  /// (GPUs of unknown model) leaves the caps out.
+  std::optional<topo::GpuArch> arch{};
 };
 
 /// NCCL's predicted time, or nullopt where NCCL has no such algorithm (its tree only does

@@ -64,6 +64,19 @@ inline constexpr double kRingPlateauFactor = 1.4;
 /// Network post overhead per inter-node ring step (Intel x86: 1 µs; x3 for Simple): getNetOverhead.
 inline constexpr Time kNetOverhead = us(1.0);
 
+/// NCCL's per-GPU bandwidth caps in GB/s (ncclTunerConstantsDefaults, src/graph/tuning.cc, NCCL
+/// 2.30.7), by architecture row (Volta, Ampere, Hopper, Blackwell: topo::GpuArch) and node column
+/// (1 node, 2 nodes, more). llMaxBws is by architecture on one node and by CPU (Intel row 0, AMD
+/// row 1) across nodes; the per-channel ones multiply by the channel count.
+inline constexpr std::array<std::array<double, 3>, 4> kLlMaxBw{{
+    {39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {2 * 141.0, 2 * 45.0, 2 * 35.0}}};
+inline constexpr std::array<std::array<double, 3>, 4> kPerChMaxRingLl128Bw{{
+    {20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {40.0, 40.0, 40.0}}};
+inline constexpr std::array<std::array<double, 3>, 4> kPerChMaxTreeLl128Bw{{
+    {20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}}};
+inline constexpr std::array<std::array<double, 3>, 4> kPerChMaxTreeBw{{
+    {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}}};
+
 /// treeCorrectionFactor[protocol][log2(bytes / 64)], for sizes 64 B .. 256 MiB.
 inline constexpr PerProtocol<std::array<double, 23>> kTreeCorrection{{
     {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},

@@ -7,6 +7,7 @@
 #include "run/nccl_choice.hpp"
 #include "run/parse.hpp"
 #include "run/simulate.hpp"
+#include "sim/nccl_formula.hpp"
 #include "topologies/load_json.hpp"
 
 using namespace collsim;
@@ -83,4 +84,35 @@ TEST_CASE("NCCL_ALGO lists: names, case, ^ and what is not modelled yet", "[nccl
   CHECK_THROWS_WITH(run::parse_nccl_algorithms("ring,,tree"), Catch::Contains("found \"\" in \"ring,,tree\""));
   CHECK_THROWS_WITH(run::parse_nccl_algorithms("^ring,tree,nvls"), Catch::Contains("leaves no algorithm"));
   CHECK_THROWS_AS(run::parse_nccl_algorithms("fast"), run::RequestError);
+}
+
+TEST_CASE("NCCL's bandwidth caps: ring LL at llMaxBw, LL128 per channel, tree per channel", "[nccl][caps]") {
+  sim::NcclFormulaInput in;
+  in.family = topo::AlgoFamily::Ring;
+  in.ranks = 8;
+  in.channels = 2;
+  in.size = Bytes{1} << 30;
+  in.bus_bandwidth = Bandwidth{static_cast<std::uint64_t>(721.8e9 * 8)};
+  in.arch = topo::GpuArch::Blackwell;
+  const topo::ModelParams none;
+  const auto time_us = [&](topo::Protocol p) {
+    in.protocol = p;
+    return static_cast<double>(sim::nccl_formula_time(in, none)->count()) * 1e-6;
+  };
+  // Ring LL on one Blackwell node: min(282, 721.8 x 0.5) = 282 GB/s busbw, x 8/14 algbw;
+  // 6.6 + 14 x 0.6 us of latency.
+  CHECK(time_us(topo::Protocol::LL) == Approx(15.0 + 1073741824.0 / (1000 * 282 * 8.0 / 14)).epsilon(1e-6));
+  // Ring LL128: min(721.8 x 0.92, 2 channels x 40) = 80 GB/s; 14 + 14 x 1.9 us.
+  CHECK(time_us(topo::Protocol::LL128) == Approx(40.6 + 1073741824.0 / (1000 * 80 * 8.0 / 14)).epsilon(1e-6));
+  // Unknown GPUs: no caps (721.8 x 0.5 for LL).
+  in.arch.reset();
+  CHECK(time_us(topo::Protocol::LL) == Approx(15.0 + 1073741824.0 / (1000 * 360.9 * 8.0 / 14)).epsilon(1e-6));
+  // Tree Simple on one Hopper node, 2 channels: min(721.8 x 0.92, 2 x 38.7) = 77.4 GB/s, x 1/2, times
+  // the size correction 0.9 at 1 GiB (log2(2^30 / 64) = 24 is past the table: none).
+  in.arch = topo::GpuArch::Hopper;
+  in.family = topo::AlgoFamily::Tree;
+  in.protocol = topo::Protocol::Simple;
+  const double lat = 8.4 + 2 * (7 * 4.0);
+  CHECK(static_cast<double>(sim::nccl_formula_time(in, none)->count()) * 1e-6 ==
+        Approx(lat + 1073741824.0 / (1000 * 77.4 * 0.5)).epsilon(1e-6));
 }

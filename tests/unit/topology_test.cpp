@@ -230,6 +230,7 @@ TEST_CASE("bundled topologies load, with the GPU counts and bandwidths they desc
       {"dgx-a100-2node", {16, GBps(300) + 8ull * 31'500'000'000}},  // NVSwitch plus the PCIe link to its NIC
       {"l40s-pcie", {4, 8ull * 31'500'000'000}},                      // one PCIe Gen4 x16 link each
       {"dgx-h100-2node-ib400", {16, GBps(450) + GBps(63)}},           // NVSwitch plus PCIe Gen5 x16 to its NIC
+      {"dgx-h100-4node-ib400", {32, GBps(450) + GBps(63)}},
   };
   std::set<std::string, std::less<>> seen;
   for (const auto& b : collsim::topo::bundled_topologies()) {

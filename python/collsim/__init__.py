@@ -225,8 +225,9 @@ def simulate(topology=None, **options):
     """Simulates one collective, as ``collsim simulate``: ``topology`` (a name, file, dict or
     Topology; or the generator keywords gpus, fabric, link_bandwidth, link_latency, nodes,
     net_bandwidth, net_latency; default dgx-a100), ``size`` (required), ``collective``,
-    ``algorithm``, ``ranks``, ``dtype``, ``root``, ``chunk_size``, ``ps_shards``, ``ps_node``,
-    ``protocol``, ``channels``, ``slice``, ``params``, ``model``, ``max_ops``, ``network``,
+    ``algorithm`` (default ring; "nccl" for NCCL's choice), ``ranks``, ``dtype``, ``root``,
+    ``chunk_size``, ``ps_shards``, ``ps_node``, ``protocol``, ``channels``, ``slice``, ``params``,
+    ``model``, ``max_ops``, ``nccl_algo`` (NCCL_ALGO's list, with algorithm "nccl"), ``network``,
     ``verify`` (bool) and ``op``. Returns a Result. The GIL is released while it runs."""
     return Result(_json.loads(_collsim.simulate(_topology_argument(topology, "simulate"), options)))
 
@@ -263,9 +264,10 @@ def sweep(topologies=None, **options):
 
 def compare(log, topology=None, **options):
     """Predicts every row of an nccl-tests log, as ``collsim compare``: ``log`` (its file),
-    ``topology`` (or the generator keywords), ``algorithm``, ``ranks`` and ``collective`` (for a
-    log that does not say), ``network``, ``protocol``, ``channels``, ``slice``, ``params``,
-    ``max_ops``. Returns a CompareResult (``rows``: a list of dicts)."""
+    ``topology`` (or the generator keywords), ``algorithm`` (default "nccl": NCCL's choice per
+    row), ``ranks`` and ``collective`` (for a log that does not say), ``network``, ``protocol``,
+    ``channels``, ``slice``, ``params``, ``max_ops``, ``nccl_algo``. Returns a CompareResult
+    (``rows``: a list of dicts, each with the ``algorithm`` that predicted it)."""
     document, warnings = _collsim.compare(log, _topology_argument(topology, "compare"), options)
     for line in warnings:
         _warnings.warn(line, CollsimWarning, stacklevel=2)

@@ -88,3 +88,20 @@ def test_algorithms_are_the_programs_list():
     assert set(ring[0]) == {"algorithm", "collective", "steps", "bytes_sent_per_rank_max", "options", "closed_form",
                             "description"}
     json.dumps(listed)
+
+
+def test_nccl_choice_as_the_cli_makes_it():
+    # NCCL's pick on dgx-b200 at 64 MiB is NVLS (139.72 us under NCCL 2.30.7's model against ring
+    # LL128's 217.45: tests/unit/nccl_choice_test.cpp); without NVLS, ring. As the CLI says.
+    r = collsim.simulate(topology="dgx-b200", size="64M", algorithm="nccl")
+    assert r.algorithm == "nvls"
+    cli = cli_json("simulate", "dgx-b200", "--size", "64M", "--algorithm", "nccl", "--format", "json")
+    assert r.time_us == cli["time_us"]
+    assert collsim.simulate(topology="dgx-b200", size="64M", algorithm="nccl", nccl_algo="^nvls").algorithm == "ring"
+    with pytest.raises(collsim.Error, match="--nccl-algo: only with --algorithm nccl"):
+        collsim.simulate(topology="dgx-b200", size="64M", nccl_algo="ring")
+    # compare predicts with NCCL's choice by default and names each row's pick.
+    log = os.path.join(SOURCE, "tests", "data", "nccl-tests", "b200_vultr_8gpu_allreduce.txt")
+    c = collsim.compare(log, topology="dgx-b200", ranks=8, collective="allreduce")
+    assert c.algorithm == "nccl"
+    assert c.rows[0]["algorithm"] == "ring" and c.rows[-1]["algorithm"] == "nvls"

@@ -124,7 +124,7 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 .build = &build_ring_alltoall, .steps = "N-1", .bytes_per_rank = "N(N-1)/2*floor(S/N)",
                 .options = "store-and-forward through neighbours",
                 .closed_form = "a + max{m=1..N-1} [(sum{s<=m}(N-s) + N-1-m)b/B + (N-1-m)a]",
-                .closed_form_time = &ring_closed_form_time, .family = NcclFamily::Ring, .nccl_default = true});
+                .closed_form_time = &ring_closed_form_time, .family = NcclFamily::Ring});
   registry.add({.name = "direct", .collective = Collective::AllReduce,
                 .description = "direct reduce-scatter then direct all-gather, 2 steps (TensorRT-LLM two-shot all-reduce)",
                 .build = &build_direct_allreduce, .steps = "2", .bytes_per_rank = "2(N-1)/N*S",
@@ -142,7 +142,8 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
   registry.add({.name = "direct", .collective = Collective::AllToAll,
                 .description = "every rank sends block q to rank q, 1 step (MPICH medium-message all-to-all, nccl-tests)",
                 .build = &build_direct_alltoall, .steps = "1", .bytes_per_rank = "(N-1)*floor(S/N)",
-                .closed_form = "a + b/B; one port >= a + (N-1)b/B", .closed_form_time = &direct_closed_form_time});
+                .closed_form = "a + b/B; one port >= a + (N-1)b/B", .closed_form_time = &direct_closed_form_time,
+                .nccl_default = true});
   registry.add({.name = "tree", .collective = Collective::AllReduce,
                 .description = "NCCL's binary tree (ncclGetBtree): pipelined reduce to rank 0 then broadcast, 2ceil(log2 N)+C-1 steps",
                 .build = &build_tree_allreduce, .steps = "2ceil(log2 N) + C-1", .bytes_per_rank = "3S (N >= 4)",

@@ -114,7 +114,9 @@ struct AlgorithmInfo {
   Bytes default_chunk_size = 0;
   NcclFamily family = NcclFamily::None;  ///< which of NCCL's algorithms it is, if any
   /// The entry that runs its family when NCCL's choice picks it (`--algorithm nccl`): ring, nccl-tree
-  /// (NCCL's tree as NCCL builds it), nvls; at most one per family and collective.
+  /// (NCCL's tree as NCCL builds it), nvls; at most one per family and collective. An entry of
+  /// family None is what NCCL runs without a choice (all-to-all: grouped send/recv to every peer,
+  /// direct).
   bool nccl_default = false;
   Takes takes = {};                      ///< the ps options it reads
   /// Other names find() accepts for it (as --algorithm); they point at storage that outlives the

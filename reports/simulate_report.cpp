@@ -80,7 +80,8 @@ std::string render_json(const SimulationView& v) {
   j["closed_form_us"] = s.closed_form ? nlohmann::ordered_json(to_us(*s.closed_form)) : nlohmann::ordered_json(nullptr);
   j["model"] = s.model.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.model);
   j["model_us"] = s.model_time ? nlohmann::ordered_json(to_us(*s.model_time)) : nlohmann::ordered_json(nullptr);
-  j["lower_bound_us"] = to_us(s.lower_bound);
+  // None where a helper rank (a server, a switch that reduces) lets GPUs beat it, as closed_form_us.
+  j["lower_bound_us"] = s.helpers > 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(to_us(s.lower_bound));
   j["injection_bandwidth_GBps"] = to_GBps(s.injection_bandwidth);
   j["bottleneck_link"] = s.bottleneck_link ? nlohmann::ordered_json(bottleneck_label(v)) : nlohmann::ordered_json(nullptr);
   j["events"] = s.events;
@@ -122,7 +123,7 @@ std::string render_csv(const SimulationView& v) {
                      sched::collective_name(s.collective), csv_field(s.algorithm), s.ranks, s.size, s.steps,
                      format_time_us_exact(s.time), s.time.count(), opt_number(s.algbw_GBps), opt_number(s.busbw_GBps),
                      s.bytes_sent_per_rank_max, s.traffic_factor,
-                     s.closed_form ? format_time_us_exact(*s.closed_form) : std::string(), format_time_us_exact(s.lower_bound),
+                     s.closed_form ? format_time_us_exact(*s.closed_form) : std::string(), s.helpers > 0 ? std::string() : format_time_us_exact(s.lower_bound),
                      to_GBps(s.injection_bandwidth), csv_field(bottleneck_label(v)), s.events, s.protocol, s.channels,
                      s.slice, s.model, s.model_time ? format_time_us_exact(*s.model_time) : std::string(),
                      csv_field(s.protocol_source), csv_field(s.channels_source), csv_field(s.slice_source),

@@ -27,7 +27,8 @@ std::string sweep_csv_row(const SweepRowContext& c, const sim::Summary& s, const
                      csv_field(c.fabric), s.network, s.ranks, sched::collective_name(s.collective),
                      csv_field(s.algorithm), s.size, s.size / c.dtype_bytes, c.dtype, s.steps,
                      format_time_us_exact(s.time), s.time.count(), opt_number(s.algbw_GBps), opt_number(s.busbw_GBps),
-                     s.traffic_factor, s.bytes_sent_per_rank_max, format_time_us_exact(s.lower_bound),
+                     s.traffic_factor, s.bytes_sent_per_rank_max,
+                     s.helpers > 0 ? std::string() : format_time_us_exact(s.lower_bound),
                      s.closed_form ? format_time_us_exact(*s.closed_form) : std::string(),
                      to_GBps(s.injection_bandwidth), csv_field(bottleneck(s, t)), s.events);
 }
@@ -63,7 +64,7 @@ std::string sweep_json_row(const SweepRowContext& c, const sim::Summary& s, cons
   j["busbw_GBps"] = number_or_null(s.busbw_GBps);
   j["traffic_factor"] = s.traffic_factor;
   j["bytes_sent_per_rank_max"] = s.bytes_sent_per_rank_max;
-  j["lower_bound_us"] = to_us(s.lower_bound);
+  j["lower_bound_us"] = s.helpers > 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(to_us(s.lower_bound));
   j["closed_form_us"] = s.closed_form ? ordered_json(to_us(*s.closed_form)) : ordered_json(nullptr);
   j["injection_bandwidth_GBps"] = to_GBps(s.injection_bandwidth);
   j["bottleneck_link"] = s.bottleneck_link ? ordered_json(bottleneck(s, t)) : ordered_json(nullptr);

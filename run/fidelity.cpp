@@ -1,6 +1,7 @@
 #include "run/fidelity.hpp"
 
 #include <limits>
+#include <map>
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -37,16 +38,37 @@ sim::NcclFormulaInput formula_input(const topo::ModelParams& params, const topo:
   topo::RouteCache routes(topology, paths);
   std::optional<double> bus;
   bool intra_found = false;
+  const auto rate = [&](const topo::Route& route) {
+    return static_cast<double>(route.bottleneck.bits_per_s) *
+           params.link_efficiency_or_default(sim::route_class(topology, route.links));
+  };
   for (std::size_t r = 0; ranks.size() > 1 && r < ranks.size(); ++r) {
     const std::size_t next = (r + 1) % ranks.size();
+    const bool same_host = hosts.empty() || hosts[r] == hosts[next];
     const topo::Route& route = routes.get(ranks[r], ranks[next]);
-    const auto cls = sim::route_class(topology, route.links);
-    const double bits = static_cast<double>(route.bottleneck.bits_per_s) * params.link_efficiency_or_default(cls);
-    bus = bus ? std::min(*bus, bits) : bits;
-    if (!intra_found && (hosts.empty() || hosts[r] == hosts[next])) {
-      in.intra = cls;
+    if (same_host) bus = bus ? std::min(*bus, rate(route)) : rate(route);
+    if (!intra_found && same_host) {
+      in.intra = sim::route_class(topology, route.links);
       intra_found = true;
     }
+  }
+  // Between hosts NCCL's channels leave a host through all its NICs (its rings are rotated so,
+  // and busBw = nChannels x the per-channel bandwidth, ncclTopoTuneModel): the ring's per-GPU
+  // bandwidth there is what the first host's L GPUs send to the next host's at once, each over its
+  // own route, divided by the most of them that share one link (L on --nodes K's one uplink).
+  std::size_t local = 0;
+  while (local < hosts.size() && hosts[local] == hosts[0]) ++local;
+  if (in.nodes > 1 && local > 0 && 2 * local <= ranks.size()) {
+    std::map<topo::LinkId, std::uint32_t> users;
+    std::uint32_t sharing = 1;
+    std::optional<double> slowest;
+    for (std::size_t l = 0; l < local; ++l) {
+      const topo::Route& route = routes.get(ranks[l], ranks[local + l]);
+      for (topo::LinkId id : route.links) sharing = std::max(sharing, ++users[id]);
+      slowest = slowest ? std::min(*slowest, rate(route)) : rate(route);
+    }
+    const double inter = *slowest * static_cast<double>(local) / sharing;
+    bus = bus ? std::min(*bus, inter) : inter;
   }
   // NCCL indexes its caps by the smallest compute capability (minCompCap); an unknown model, none.
   for (std::size_t r = 0; r < ranks.size(); ++r) {

@@ -30,6 +30,8 @@ std::string NcclChoice::reason(Bytes size) const {
   for (const auto& c : candidates)
     if (c.time) timed.push_back(&c);
   std::stable_sort(timed.begin(), timed.end(), [](const auto* a, const auto* b) { return *a->time < *b->time; });
+  if (timed.empty() && entry)  // no choice was made (all-to-all)
+    return candidates.empty() ? std::string("NCCL's only way") : candidates.front().why;
   for (const auto* c : timed)
     list += fmt::format("{}{}{} {}", list.empty() ? "" : ", ", c->entry->name,
                         c->protocol ? "/" + std::string(topo::protocol_name(*c->protocol)) : std::string(),
@@ -73,6 +75,18 @@ NcclChoice choose_nccl_algorithm(const algo::AlgorithmRegistry& registry, const 
       choice.candidates.push_back(std::move(c));
     }
   }
+  // No algorithm to choose from (all-to-all: NCCL groups a send and a receive per peer, nccl-tests
+  // src/alltoall.cu, with no algorithm of its own): the entry that runs as NCCL does.
+  if (!choice.entry && choice.candidates.empty())
+    for (const auto& entry : registry.all())
+      if (entry.nccl_default && entry.family == algo::NcclFamily::None && entry.collective == collective) {
+        choice.entry = &entry;
+        choice.candidates.push_back({&entry, std::nullopt, std::nullopt,
+                                     fmt::format("NCCL runs {} as grouped send/recv to every peer, with no algorithm "
+                                                 "to choose (nccl-tests src/alltoall.cu)",
+                                                 sched::collective_name(collective))});
+        break;
+      }
   if (!choice.entry) {
     std::string why;
     for (const auto& c : choice.candidates) why += fmt::format("; {}: {}", c.entry->name, c.why);

@@ -41,6 +41,11 @@ int run_explain(const ExplainOptions& o, std::ostream& out) {
     request.hosts = algo::equal_hosts(ranks, nodes);
   }
   const sched::Schedule schedule = algorithm.build(request);
+  // Helpers (NVLS's switch, ps servers) take letters too: say which flag to change, not an internal error.
+  if (schedule.total_ranks() > 26)
+    throw UsageError(fmt::format("--ranks: {} with --ranks {} has {} ranks with its helper rank(s), and explain names "
+                                 "at most 26 (A..Z); expected --ranks {} or fewer",
+                                 algorithm.name, ranks, schedule.total_ranks(), 26 - schedule.header.helpers));
   // Helper ranks by what the entry says they are: the switch of NVLS, a parameter server.
   const std::string helper = algorithm.switch_reduction ? "switch" : algorithm.takes.ps_node ? "server" : "helper";
   out << reports::render_explanation(schedule, reports::explain(schedule, helper));

@@ -10,8 +10,8 @@ logs="$root/tests/data/nccl-tests"
 # log | topology and flags (the algorithm each log ran: ../shared/data/README.md)
 runs=(
   "a100_80g_8gpu_mpi.txt|dgx-a100 --ranks 8 --collective allreduce"
-  # Rows alone, NCCL's default; 2 of 8 GPUs of a cloud VM, whose rows are ring's: 358 GB/s at 1 GiB is
-  # more than NVLS can reach on 2 GPUs (S + S/2 each way at 0.85 of NVLink), so NVLS was not available.
+  # Rows alone, NCCL's default; NCCL before 2.28.7 turns NVLS off on 2 GPUs (ncclNvlsInit, gpuCount <= 2),
+  # and the rows are ring's (358 GB/s at 1 GiB is more than NVLS reaches on 2 GPUs).
   "h100_2gpu_nvswitch_do.txt|dgx-h100 --ranks 2 --collective allreduce --nccl-algo ^nvls"
   "l40s_2gpu_ring.txt|l40s-pcie --algorithm ring"
   "l40s_4gpu_ring.txt|l40s-pcie --algorithm ring"

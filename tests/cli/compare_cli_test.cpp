@@ -126,7 +126,7 @@ TEST_CASE("compare runs every real log on its bundled machine", "[cli][compare]"
   // The logs with only result rows need --ranks and --collective (shared/data/README.md says which).
   const std::vector<Case> cases{
       {"a100_80g_8gpu_mpi.txt", {"dgx-a100", "--ranks", "8", "--collective", "allreduce"}, 30},
-      // 2 of 8 GPUs of a cloud VM without NVLS (its rows are ring's: README, "Checking against nccl-tests").
+      // NCCL before 2.28.7 has no NVLS on 2 GPUs (README, "Checking against nccl-tests").
       {"h100_2gpu_nvswitch_do.txt", {"dgx-h100", "--ranks", "2", "--collective", "allreduce", "--nccl-algo", "^nvls"}, 21},
       {"h100_2node_16gpu_ring_ctas24.txt", {"--topology", "dgx-h100-2node-ib400", "--ranks", "16", "--collective",
                                             "all_reduce_perf"}, 14},

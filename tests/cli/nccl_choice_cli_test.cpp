@@ -59,3 +59,31 @@ TEST_CASE("sweep runs NCCL's choice per row", "[cli][nccl][sweep]") {
   CHECK(r.out.find(",allreduce,ring,8,") != std::string::npos);
   CHECK(r.out.find(",allreduce,nvls,67108864,") != std::string::npos);
 }
+
+TEST_CASE("NCCL's all-to-all is send/recv to every peer: direct, with no choice", "[cli][nccl]") {
+  const auto j = simulate_json({"dgx-b200", "--algorithm", "nccl", "--collective", "alltoall", "--size", "1G"});
+  CHECK(j["algorithm"] == "direct");
+  CHECK(j["algorithm_choice"] == "NCCL runs alltoall as grouped send/recv to every peer, with no algorithm to choose "
+                                 "(nccl-tests src/alltoall.cu)");
+}
+
+TEST_CASE("NCCL's model across hosts: the ring leaves each host through all its NICs", "[cli][nccl][multi-node]") {
+  // dgx-h100-2node-ib400, ring Simple, 1 GiB: the per-GPU bandwidth is min(NVLink 450 x 0.824 =
+  // 370.8, 8 NICs x 50 x 0.94 = 376) = 370.8 GB/s, algbw x 16/30 = 197.76 GB/s; latency
+  // (8.4 + 28 x 3.4 + 2 x 14) x 1.4 (the ring plateau) = 184.24 us: 5613.76 us in all.
+  const auto j = simulate_json({"dgx-h100-2node-ib400", "--size", "1G", "--protocol", "simple", "--model", "nccl"});
+  CHECK(j["model_us"].get<double>() == Approx(184.24 + 1073741824.0 / (1000 * 370.8 * 16 / 30)).epsilon(1e-6));
+  // --nodes K hangs each host off one uplink: its 8 GPUs share it, 25 GB/s for the ring.
+  const auto one_uplink = simulate_json({"--gpus", "16", "--fabric", "switch", "--nodes", "2", "--link-bandwidth",
+                                         "300GB/s", "--net-bandwidth", "25GB/s", "--size", "1G", "--protocol", "simple",
+                                         "--model", "nccl"});
+  const double lat = (8.4 + 28 * 3.4 + 2 * 14) * 1.4;
+  CHECK(one_uplink["model_us"].get<double>() == Approx(lat + 1073741824.0 / (1000 * 25 * 16.0 / 30)).epsilon(1e-6));
+}
+
+TEST_CASE("explain refuses more than 26 ranks with the helper counted, naming --ranks", "[cli][nvls][explain]") {
+  check_bad_input({"explain", "--algorithm", "nvls", "--ranks", "26"},
+                  "--ranks: nvls with --ranks 26 has 27 ranks with its helper rank(s), and explain names at most 26 "
+                  "(A..Z); expected --ranks 25 or fewer");
+  CHECK(run_collsim({"explain", "--algorithm", "nvls", "--ranks", "25"}).code == 0);
+}

@@ -1,7 +1,6 @@
 #include "run/fidelity.hpp"
 
 #include <limits>
-#include <map>
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -56,18 +55,13 @@ sim::NcclFormulaInput formula_input(const topo::ModelParams& params, const topo:
   // and busBw = nChannels x the per-channel bandwidth, ncclTopoTuneModel): the ring's per-GPU
   // bandwidth there is what the first host's L GPUs send to the next host's at once, each over its
   // own route, divided by the most of them that share one link (L on --nodes K's one uplink).
-  std::size_t local = 0;
-  while (local < hosts.size() && hosts[local] == hosts[0]) ++local;
-  if (in.nodes > 1 && local > 0 && 2 * local <= ranks.size()) {
-    std::map<topo::LinkId, std::uint32_t> users;
-    std::uint32_t sharing = 1;
+  if (const auto crossing = topo::host_crossing(routes, ranks, hosts)) {
     std::optional<double> slowest;
-    for (std::size_t l = 0; l < local; ++l) {
-      const topo::Route& route = routes.get(ranks[l], ranks[local + l]);
-      for (topo::LinkId id : route.links) sharing = std::max(sharing, ++users[id]);
-      slowest = slowest ? std::min(*slowest, rate(route)) : rate(route);
+    for (std::size_t l = 0; l < crossing->local; ++l) {
+      const double r = rate(routes.get(ranks[l], ranks[crossing->local + l]));
+      slowest = slowest ? std::min(*slowest, r) : r;
     }
-    const double inter = *slowest * static_cast<double>(local) / sharing;
+    const double inter = *slowest * static_cast<double>(crossing->local) / crossing->sharing;
     bus = bus ? std::min(*bus, inter) : inter;
   }
   // NCCL indexes its caps by the smallest compute capability (minCompCap); an unknown model, none.

@@ -92,7 +92,11 @@ NcclChoice choose_nccl_algorithm(const algo::AlgorithmRegistry& registry, const 
     for (const auto& c : choice.candidates) why += fmt::format("; {}: {}", c.entry->name, c.why);
     throw RequestError(Field::Algorithm, "nccl",
                        fmt::format("{} nccl: none of NCCL's algorithms can run {} here{}", ref(Field::Algorithm),
-                                   sched::collective_name(collective), why.empty() ? " (none is allowed)" : why));
+                                   sched::collective_name(collective),
+                                   why.empty() ? fmt::format(" (of those {} allows, none runs it: NCCL's tree and NVLS "
+                                                             "run all-reduce only)",
+                                                             ref(Field::NcclAlgo))
+                                               : why));
   }
   return choice;
 }

@@ -1,7 +1,6 @@
 #include "run/plan.hpp"
 
 #include <algorithm>
-#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -116,15 +115,9 @@ algo::AlphaBeta fabric_alpha_beta(const topo::Topology& topology, std::span<cons
   // One link per peer only when rank 0 reaches every other rank in one hop (fully connected).
   for (std::size_t q = 1; q < ranks.size() && ports != 1 && !fabric.neighbours_only; ++q)
     fabric.neighbours_only = routes.get(ranks[0], ranks[q]).links.size() != 1;
-  const auto& hosts = request.hosts;
-  std::size_t local = 0;  // ranks on the first host, consecutive from rank 0
-  while (local < hosts.size() && hosts[local] == hosts[0]) ++local;
-  if (local == 0 || local >= hosts.size() || 2 * local > ranks.size() || !inter.bandwidth) return fabric;
-  std::map<topo::LinkId, std::uint32_t> users;
-  std::uint32_t sharing = 1;
-  for (std::size_t l = 0; l < local; ++l)
-    for (topo::LinkId id : routes.get(ranks[l], ranks[local + l]).links) sharing = std::max(sharing, ++users[id]);
-  fabric.inter_host = algo::HostNetwork{inter.alpha, *inter.bandwidth, sharing};
+  const auto crossing = topo::host_crossing(routes, ranks, request.hosts);
+  if (!crossing || !inter.bandwidth) return fabric;
+  fabric.inter_host = algo::HostNetwork{inter.alpha, *inter.bandwidth, crossing->sharing};
   return fabric;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 
 namespace collsim::topo {
 
@@ -69,6 +70,17 @@ const Route& RouteCache::get(NodeId from, NodeId to) {
   const Route& added = routes_.emplace(key, std::move(r)).first->second;
   last = Last{to, &added};
   return added;
+}
+
+std::optional<HostCrossing> host_crossing(RouteCache& routes, std::span<const NodeId> ranks,
+                                          std::span<const std::uint32_t> hosts) {
+  HostCrossing c;
+  while (c.local < hosts.size() && hosts[c.local] == hosts[0]) ++c.local;
+  if (c.local == 0 || c.local >= hosts.size() || 2 * c.local > ranks.size()) return std::nullopt;
+  std::map<LinkId, std::uint32_t> users;
+  for (std::size_t l = 0; l < c.local; ++l)
+    for (LinkId id : routes.get(ranks[l], ranks[c.local + l]).links) c.sharing = std::max(c.sharing, ++users[id]);
+  return c;
 }
 
 }  // namespace collsim::topo

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -39,6 +40,19 @@ class PathTable {
 
 /// Caches Topology::shortest_route per (from, to) pair; never computes all pairs (at 16,384
 /// GPUs that would be 2.7e8 routes). One cache per simulation run; not thread-safe.
+class RouteCache;
+
+/// How the ranks of the first host (consecutive from rank 0, by `hosts`: host_indices) reach the
+/// next host's: `local` = L, its rank count, and `sharing`, the most of the routes rank l -> rank
+/// L + l (l < L) that cross one link (L on --nodes K's one uplink per host, 1 where each GPU has its
+/// own NIC). nullopt unless the ranks span hosts with at least 2L of them.
+struct HostCrossing {
+  std::size_t local = 0;
+  std::uint32_t sharing = 1;
+};
+std::optional<HostCrossing> host_crossing(RouteCache& routes, std::span<const NodeId> ranks,
+                                          std::span<const std::uint32_t> hosts);
+
 class RouteCache {
  public:
   /// Routes on `topology`; with `paths`, their links come from that table (and new ones go into it),

@@ -68,6 +68,9 @@ TEST_CASE("NCCL's choice leaves out what cannot run, and says why when nothing c
   CHECK_THROWS_WITH(choose(a100, 1024, {algo::NcclFamily::Nvls}),
                     Catch::Contains("none of NCCL's algorithms can run allreduce here; nvls: NVLS needs"));
   // All-gather has no tree in NCCL: ring it is.
+  CHECK_THROWS_WITH(run::choose_nccl_algorithm(run::builtin_algorithms(), a100, a100.gpus(),
+                                               sched::Collective::AllGather, 1024, {}, std::vector{algo::NcclFamily::Tree}),
+                    Catch::Contains("none runs it: NCCL's tree and NVLS run all-reduce only"));
   const auto ag = run::choose_nccl_algorithm(run::builtin_algorithms(), a100, a100.gpus(), sched::Collective::AllGather,
                                              Bytes{1} << 20, {});
   CHECK(ag.entry->name == "ring");
@@ -84,6 +87,8 @@ TEST_CASE("NCCL_ALGO lists: names, case, ^ and what is not modelled yet", "[nccl
   CHECK_THROWS_WITH(run::parse_nccl_algorithms("ring,,tree"), Catch::Contains("found \"\" in \"ring,,tree\""));
   CHECK_THROWS_WITH(run::parse_nccl_algorithms("^ring,tree,nvls"), Catch::Contains("leaves no algorithm"));
   CHECK_THROWS_AS(run::parse_nccl_algorithms("fast"), run::RequestError);
+  // Leaving out one collsim does not model is harmless: NCCL_ALGO=^PAT keeps everything.
+  CHECK(run::parse_nccl_algorithms("^pat,nvls") == std::vector<F>{F::Tree, F::Ring});
 }
 
 TEST_CASE("NCCL's bandwidth caps: ring LL at llMaxBw, LL128 per channel, tree per channel", "[nccl][caps]") {

@@ -10,6 +10,7 @@
 #include "algorithms/hierarchical_allreduce.hpp"
 #include "algorithms/nccl_tree_allreduce.hpp"
 #include "algorithms/nvls_allreduce.hpp"
+#include "algorithms/nvls_tree_allreduce.hpp"
 #include "algorithms/ps_allreduce.hpp"
 #include "algorithms/recursive_doubling_allgather.hpp"
 #include "algorithms/recursive_doubling_allreduce.hpp"
@@ -186,6 +187,16 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                            "reduces (H100, H200, B200, GB200 or \"nvls\": true); protocol simple",
                 .pipelined = true, .switch_reduction = true, .pipelines_parts = true, .default_chunk_size = kNvlsChunkSize,
                 .family = NcclFamily::Nvls, .nccl_default = true});
+  registry.add({.name = "nvls-tree", .collective = Collective::AllReduce,
+                .description = "NCCL's NVLSTree: NVLink SHARP in each host, a head per part, NCCL's double binary tree "
+                               "of hosts between the heads (NVIDIA/nccl src/device/all_reduce.h, connect.cc connectNvls)",
+                .build = &build_nvls_tree_allreduce, .steps = "C + 2D + 3 (D = ceil(log2 K))",
+                .bytes_per_rank = "S + S/L to the switch; each half of a head's part once up and once per child host",
+                .options = "C = ceil(P / 2 / --chunk-size), P = S/L, default 128 KiB (NCCL_NVLS_CHUNKSIZE); K hosts "
+                           "of L ranks (one host without them), an NVSwitch that reduces in each host when L > 1; "
+                           "protocol simple",
+                .pipelined = true, .uses_hosts = true, .switch_reduction = true, .pipelines_parts = true,
+                .default_chunk_size = kNvlsChunkSize, .family = NcclFamily::NvlsTree, .nccl_default = true});
   registry.add({.name = "halving-doubling", .collective = Collective::AllReduce,
                 .description = "Rabenseifner: recursive-halving reduce-scatter then recursive-doubling all-gather, 2 log2 N steps "
                                "(Thakur, Rabenseifner & Gropp 2005)",

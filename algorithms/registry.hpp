@@ -61,6 +61,8 @@ enum class NcclFamily : std::uint8_t {
   Ring,  ///< NCCL_ALGO_RING: the ring row, and NCCL's ring formula
   Tree,  ///< NCCL_ALGO_TREE (a binary or double binary tree): the tree row, and NCCL's tree formula
   Nvls,  ///< NCCL_ALGO_NVLS (the NVSwitch reduces and multicasts): the NVLS row, NCCL's NVLS formula
+  /// NCCL_ALGO_NVLS_TREE (NVLS in each host, a tree between hosts): its row, NCCL's NVLSTree formula
+  NvlsTree,
 };
 
 /// The options an algorithm reads from its Request beyond N, S and its collective's own: the
@@ -102,9 +104,10 @@ struct AlgorithmInfo {
   /// Its schedule depends on Request::hosts, which ranks share a host (true whenever needs_hosts):
   /// tests build it on every host grid, not only without hosts.
   bool uses_hosts = false;
-  /// Its schedule's one helper rank (ScheduleHeader::helpers = 1) is the switch that reduces and
-  /// multicasts for the ranks (NVLS): the run places it on the ranks' NVLS switch
-  /// (topologies/nvls.hpp) and refuses a topology that has none.
+  /// Its schedule's helper ranks are the switches that reduce and multicast for the ranks, one per
+  /// host in host order (NVLS: one; NVLSTree: one per host of more than one rank, none when every
+  /// host has one): the run places them on the NVLS switches (topologies/nvls.hpp) and refuses a
+  /// topology that has none.
   bool switch_reduction = false;
   /// Its pipeline chunks cut each rank's part of a channel's share (S / channels / N), not the
   /// whole share: the op budget counts them so (NVLS).

@@ -35,7 +35,7 @@ sim::NcclFormulaInput formula_input(const topo::ModelParams& params, const topo:
   const auto hosts = topo::host_indices(topology, ranks);
   in.nodes = hosts.empty() ? 1 : *std::max_element(hosts.begin(), hosts.end()) + 1;
   topo::RouteCache routes(topology, paths);
-  std::optional<double> bus;
+  std::optional<double> bus, intra_bus;
   bool intra_found = false;
   const auto rate = [&](const topo::Route& route) {
     return static_cast<double>(route.bottleneck.bits_per_s) *
@@ -46,6 +46,7 @@ sim::NcclFormulaInput formula_input(const topo::ModelParams& params, const topo:
     const bool same_host = hosts.empty() || hosts[r] == hosts[next];
     const topo::Route& route = routes.get(ranks[r], ranks[next]);
     if (same_host) bus = bus ? std::min(*bus, rate(route)) : rate(route);
+    if (same_host) intra_bus = bus;
     if (!intra_found && same_host) {
       in.intra = sim::route_class(topology, route.links);
       intra_found = true;
@@ -62,6 +63,7 @@ sim::NcclFormulaInput formula_input(const topo::ModelParams& params, const topo:
       slowest = slowest ? std::min(*slowest, r) : r;
     }
     const double inter = *slowest * static_cast<double>(crossing->local) / crossing->sharing;
+    in.inter_bandwidth = Bandwidth{saturating_cast<std::uint64_t>(inter)};
     bus = bus ? std::min(*bus, inter) : inter;
   }
   // NCCL indexes its caps by the smallest compute capability (minCompCap); an unknown model, none.
@@ -75,6 +77,7 @@ sim::NcclFormulaInput formula_input(const topo::ModelParams& params, const topo:
   }
   // double(2^64 - 1) is 2^64, one past what a Bandwidth holds: clamp rather than convert out of range.
   in.bus_bandwidth = Bandwidth{saturating_cast<std::uint64_t>(bus.value_or(0.0))};
+  in.intra_bandwidth = Bandwidth{saturating_cast<std::uint64_t>(intra_bus.value_or(0.0))};
   return in;
 }
 
@@ -83,6 +86,7 @@ topo::AlgoFamily cost_family(algo::NcclFamily family) {
   switch (family) {
     case algo::NcclFamily::Tree: return topo::AlgoFamily::Tree;
     case algo::NcclFamily::Nvls: return topo::AlgoFamily::Nvls;
+    case algo::NcclFamily::NvlsTree: return topo::AlgoFamily::NvlsTree;
     default: return topo::AlgoFamily::Ring;
   }
 }
@@ -96,6 +100,45 @@ topo::NvlsDomain find_nvls(const topo::Topology& topology, std::span<const topo:
                                  "({}); expected an NVSwitch of H100, H200, B200 or GB200 GPUs, or a switch with "
                                  "\"nvls\": true",
                                  ref(Field::Algorithm), ranks.size(), topology.name(), why));
+}
+
+// NVLSTree: the switch that reduces in each host of more than one rank (host_indices' order), the
+// smallest efficiency, and NCCL's NVLS channel count for that many nodes and NICs of the rate of
+// the first route between hosts (ncclNvlsTreeSm100Tuning reads the NICs' speed). No domain when
+// every host has one rank: NVLSTree is then its tree alone.
+void find_nvls_tree(Fidelity& f, const topo::Topology& topology, std::span<const topo::NodeId> ranks,
+                    topo::PathTable* paths) {
+  const auto hosts = topo::host_indices(topology, ranks);
+  const std::uint32_t nodes = hosts.empty() ? 1 : *std::max_element(hosts.begin(), hosts.end()) + 1;
+  for (std::uint32_t h = 0; h < nodes; ++h) {
+    std::vector<topo::NodeId> gpus;
+    for (std::size_t r = 0; r < ranks.size(); ++r)
+      if (hosts.empty() || hosts[r] == h) gpus.push_back(ranks[r]);
+    if (gpus.size() < 2) continue;
+    std::string why;
+    const auto d = topo::nvls_domain(topology, gpus, &why);
+    if (!d)
+      throw RequestError(Field::Algorithm, "nvls-tree",
+                         fmt::format("{}: NVLSTree needs a switch that reduces in each host, and the {} ranks of host "
+                                     "{} of topology {} have none ({}); expected an NVSwitch of H100, H200, B200 or "
+                                     "GB200 GPUs, or a switch with \"nvls\": true",
+                                     ref(Field::Algorithm), gpus.size(), h, topology.name(), why));
+    f.nvls_switches.push_back(d->nvswitch);
+    if (!f.nvls) {
+      f.nvls = d;
+      continue;
+    }
+    f.nvls->efficiency = std::min(f.nvls->efficiency, d->efficiency);
+    f.nvls->arch = d->arch && f.nvls->arch ? std::optional(std::min(*d->arch, *f.nvls->arch)) : std::nullopt;
+  }
+  if (!f.nvls || !f.nvls->arch) return;
+  double nic_GBps = 0;
+  if (nodes > 1) {
+    const auto second = std::find(hosts.begin(), hosts.end(), 1u) - hosts.begin();
+    topo::RouteCache routes(topology, paths);
+    nic_GBps = static_cast<double>(routes.get(ranks[0], ranks[static_cast<std::size_t>(second)]).bottleneck.bits_per_s) / 8e9;
+  }
+  f.nvls->channels = topo::nvls_channels(*f.nvls->arch, nodes, nic_GBps);
 }
 
 // The source of a value: the last layer that set it.
@@ -146,8 +189,12 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
     layer(channels, f.channels_source, p.channels, name);
     layer(slice, f.slice_source, p.slice, name);
   };
-  const bool nvls = family == algo::NcclFamily::Nvls;
-  if (nvls && rank_to_node.size() > 1) f.nvls = find_nvls(topology, rank_to_node);
+  const bool nvls = family == algo::NcclFamily::Nvls || family == algo::NcclFamily::NvlsTree;
+  if (family == algo::NcclFamily::Nvls && rank_to_node.size() > 1) {
+    f.nvls = find_nvls(topology, rank_to_node);
+    f.nvls_switches.push_back(f.nvls->nvswitch);
+  }
+  if (family == algo::NcclFamily::NvlsTree && rank_to_node.size() > 1) find_nvls_tree(f, topology, rank_to_node, paths);
   topo::ModelParams topology_params = topology.params();
   if (f.nvls) {
     // The topology's channels are its rings'; NVLS runs NCCL's NVLS channel count unless a
@@ -189,7 +236,7 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
 
   if (nvls && choice && *choice != topo::ProtocolChoice::Auto && *choice != topo::ProtocolChoice::Simple)
     throw RequestError(Field::Protocol, std::string(topo::protocol_choice_name(*choice)),
-                       fmt::format("{}: NVLS runs NCCL's simple protocol only (ncclTopoTuneModel), but {} gave {}; "
+                       fmt::format("{}: NVLS and NVLSTree run NCCL's simple protocol only (ncclTopoTuneModel), but {} gave {}; "
                                    "expected simple or auto",
                                    ref(Field::Protocol), f.protocol_source, topo::protocol_choice_name(*choice)));
   if (choice) {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "algorithms/registry.hpp"
 #include "run/request.hpp"
@@ -40,6 +41,11 @@ struct Fidelity {
   /// NVLS: the switch that reduces for the ranks and NCCL's constants there (set for the Nvls
   /// family on more than one rank; its efficiency is already in costs.bandwidth_factor).
   std::optional<topo::NvlsDomain> nvls;
+  /// The switches that reduce, one per host of more than one rank in host order (NVLS: its one
+  /// switch; NVLSTree: each host's), where the run places a switch_reduction schedule's helpers.
+  /// With several, `nvls` holds the first one's, the smallest efficiency and NCCL's channel count
+  /// for that many nodes.
+  std::vector<topo::NodeId> nvls_switches;
 };
 
 /// What the options protocol, channels and slice set, as the top layer of parameters. Throws
@@ -61,7 +67,8 @@ topo::ModelParams load_params_file(const std::string& path);
 /// channels, for a bad parameter file, and for the Nvls family: on ranks no switch reduces for
 /// (Field::Algorithm) or under a protocol other than Simple (Field::Protocol; NVLS runs Simple only,
 /// ncclTopoTuneModel). NVLS also takes NCCL's NVLS channel count (topo::NvlsDomain) in place of
-/// the topology's, and its efficiency on NVLink-class links.
+/// the topology's, and its efficiency on NVLink-class links. The NvlsTree family likewise, with a
+/// switch that reduces in each host of more than one rank (else the RequestError names the host).
 Fidelity resolve_fidelity(const ModelOptions& options, const topo::Topology& topology,
                           std::span<const topo::NodeId> rank_to_node, algo::NcclFamily family,
                           sched::Collective collective, Bytes size, const std::optional<algo::Request>& request,

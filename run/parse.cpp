@@ -102,10 +102,13 @@ Formula parse_formula(std::string_view text) {
 std::vector<algo::NcclFamily> parse_nccl_algorithms(std::string_view text) {
   const bool exclude = text.starts_with('^');
   const std::string_view list = exclude ? text.substr(1) : text;
-  // NCCL's names (ncclAlgoStr, src/graph/tuning.cc); the last four are not modelled yet.
-  constexpr std::array<std::pair<std::string_view, algo::NcclFamily>, 3> kModelled{
-      {{"tree", algo::NcclFamily::Tree}, {"ring", algo::NcclFamily::Ring}, {"nvls", algo::NcclFamily::Nvls}}};
-  constexpr std::array<std::string_view, 4> kLater{"nvlstree", "collnetdirect", "collnetchain", "pat"};
+  // NCCL's names (ncclAlgoStr, src/graph/tuning.cc); the last three are not modelled yet.
+  constexpr std::array<std::pair<std::string_view, algo::NcclFamily>, 4> kModelled{
+      {{"tree", algo::NcclFamily::Tree},
+       {"ring", algo::NcclFamily::Ring},
+       {"nvls", algo::NcclFamily::Nvls},
+       {"nvlstree", algo::NcclFamily::NvlsTree}}};
+  constexpr std::array<std::string_view, 3> kLater{"collnetdirect", "collnetchain", "pat"};
   std::vector<algo::NcclFamily> named;
   std::size_t start = 0;
   while (start <= list.size()) {
@@ -122,12 +125,12 @@ std::vector<algo::NcclFamily> parse_nccl_algorithms(std::string_view text) {
       }
       throw RequestError(Field::NcclAlgo, std::string(text),
                          fmt::format("{}: {} is one of NCCL's algorithms that collsim does not model yet; expected "
-                                     "ring, tree or nvls",
+                                     "ring, tree, nvls or nvlstree",
                                      ref(Field::NcclAlgo), name));
     } else {
       throw RequestError(Field::NcclAlgo, std::string(text),
                          fmt::format("{}: found \"{}\" in \"{}\", expected NCCL algorithm names separated by commas "
-                                     "(ring, tree, nvls), optionally after ^ to leave them out",
+                                     "(ring, tree, nvls, nvlstree), optionally after ^ to leave them out",
                                      ref(Field::NcclAlgo), name, text));
     }
     start = comma + 1;
@@ -139,7 +142,7 @@ std::vector<algo::NcclFamily> parse_nccl_algorithms(std::string_view text) {
   }
   if (allowed.empty())
     throw RequestError(Field::NcclAlgo, std::string(text),
-                       fmt::format("{}: \"{}\" leaves no algorithm; expected at least one of ring, tree, nvls",
+                       fmt::format("{}: \"{}\" leaves no algorithm; expected at least one of ring, tree, nvls, nvlstree",
                                    ref(Field::NcclAlgo), text));
   return allowed;
 }

@@ -248,7 +248,7 @@ void check_used_by(const AlgorithmOptions& o, const algo::AlgorithmInfo& info) {
   if (o.chunk_size && !info.pipelined)
     throw RequestError(Field::ChunkSize, std::to_string(*o.chunk_size),
                        fmt::format("{}: {} {} is not pipelined in chunks; expected {} only with tree, double-tree, "
-                                   "nccl-tree, nvls, or ring broadcast and reduce (`collsim algorithms` lists them)",
+                                   "nccl-tree, nvls, nvls-tree, or ring broadcast and reduce (`collsim algorithms` lists them)",
                                    ref(Field::ChunkSize), info.name, kind, ref(Field::ChunkSize)));
   if (o.ps_shards && !info.takes.ps_shards)
     throw RequestError(Field::PsShards, std::to_string(*o.ps_shards),
@@ -270,8 +270,9 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
   Fidelity fidelity =
       resolve_fidelity(model, topology, rank_to_node, algorithm.family, request.collective, size, request, paths);
   place_helpers(topology, options.ps_node, rank_to_node);
-  // NVLS: the schedule's helper is the switch that reduces (resolve_fidelity found it).
-  if (algorithm.switch_reduction && fidelity.nvls) rank_to_node.push_back(fidelity.nvls->nvswitch);
+  // NVLS, NVLSTree: the schedule's helpers are the switches that reduce (resolve_fidelity found them).
+  if (algorithm.switch_reduction)
+    rank_to_node.insert(rank_to_node.end(), fidelity.nvls_switches.begin(), fidelity.nvls_switches.end());
   std::string chunk_source = fit_chunk_size(algorithm, request, fidelity, options.chunk_size.has_value());
   const Bytes chunk = algorithm.pipelined ? request.chunk_size : 0;
   if (ops != Ops::Materialised && algorithm.stream != nullptr && fidelity.channels == 1 && fidelity.slice == 0 &&

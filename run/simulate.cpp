@@ -126,8 +126,7 @@ Plan schedule_plan(const SimulationRequest& r, sched::Schedule schedule, const t
   // The file names its algorithm: a registered one brings its NCCL family (its latencies), any other
   // the ring's; NVLS's one helper is the switch, placed where a built NVLS schedule would be.
   const algo::AlgorithmInfo* entry = registry.lookup(schedule.header.collective, schedule.algorithm);
-  const bool on_switch =
-      entry && entry->switch_reduction && schedule.header.helpers == 1 && r.options.ps_node.empty();
+  const bool on_switch = entry && entry->switch_reduction && schedule.header.helpers > 0 && r.options.ps_node.empty();
   if (!on_switch && r.options.ps_node.size() != schedule.header.helpers)
     throw RequestError(Field::PsNode, "",
                        fmt::format("{}: found {} node(s), but {} has {} helper rank(s); expected one node id per "
@@ -139,7 +138,15 @@ Plan schedule_plan(const SimulationRequest& r, sched::Schedule schedule, const t
   Fidelity fidelity = resolve_fidelity(r.model, topology, rank_to_node, family, schedule.header.collective,
                                        schedule.header.size, std::nullopt);
   place_helpers(topology, r.options.ps_node, rank_to_node);
-  if (on_switch && fidelity.nvls) rank_to_node.push_back(fidelity.nvls->nvswitch);
+  if (on_switch) {
+    if (fidelity.nvls_switches.size() != schedule.header.helpers)
+      throw RequestError(Field::Schedule, r.schedule,
+                         fmt::format("{}: {} has {} switch rank(s), but its ranks on topology {} have {} switch(es) "
+                                     "that reduce; expected one per host of more than one rank",
+                                     ref(Field::Schedule), r.schedule, schedule.header.helpers, topology.name(),
+                                     fidelity.nvls_switches.size()));
+    rank_to_node.insert(rank_to_node.end(), fidelity.nvls_switches.begin(), fidelity.nvls_switches.end());
+  }
   Plan plan{std::move(schedule), std::move(rank_to_node), std::nullopt, std::move(fidelity)};
   naming_size(r, [&] { apply_slicing(plan, topology); });
   return plan;

@@ -76,6 +76,30 @@ std::optional<Time> nccl_formula_time(const NcclFormulaInput& in, const topo::Mo
     const double nvls_lat = us_of(params.base_latency_or_default(AlgoFamily::Nvls, p));
     return saturating_ceil_ps((nvls_lat + static_cast<double>(in.size) / (1000.0 * nvls_bw)) * 1e6);
   }
+  if (in.family == AlgoFamily::NvlsTree) {
+    // NCCL disables NVLSTree on one node (ncclTopoTuneModel); it needs the switch's reduction.
+    if (in.collective != Collective::AllReduce || p != Protocol::Simple || in.nvls_efficiency <= 0 || nodes <= 1 ||
+        in.channels < 2 || in.inter_bandwidth.bits_per_s == 0)
+      return std::nullopt;
+    // ncclTopoTuneModel (tuning.cc, 2.30.7): bw = min(intraBw, interBw, perChMaxNVLSTreeBw) per channel
+    // with intraBw = bwIntra·nvlsEfficiency·(nCh-1)/nCh·2 (all-reduce) and interBw = bwInter, doubled
+    // on two nodes (each tree's half crosses once); busBw = nCh·bw, algbw = busBw·N/nsteps;
+    // latency = intraLat + 2·log2i(nNodes)·interLat (baseLat is 0).
+    const double c = in.channels;
+    const double eff = params.protocol_efficiency_or_default(p);
+    const double intra = static_cast<double>(in.intra_bandwidth.bits_per_s) / 8e9 * eff * in.nvls_efficiency * (c - 1) / c * 2.0;
+    const double inter = static_cast<double>(in.inter_bandwidth.bits_per_s) / 8e9 * eff * (nodes <= 2 ? 2.0 : 1.0);
+    double bus = std::min(intra, inter);
+    if (in.arch) {
+      const std::size_t col = std::min<std::uint32_t>(nodes, 3) - 1;
+      bus = std::min(bus, c * nccl::kPerChMaxNvlsTreeBw[static_cast<std::size_t>(*in.arch)][col]);
+    }
+    if (bus <= 0) return std::nullopt;
+    const AlgoFamily inter_row = n == nodes ? AlgoFamily::Tree : AlgoFamily::NvlsTree;
+    const double lat = us_of(params.base_latency_or_default(AlgoFamily::NvlsTree, p)) +
+                       2.0 * log2_floor(nodes) * us_of(params.step_latency_or_default(inter_row, LinkClass::Network, p));
+    return saturating_ceil_ps((lat + static_cast<double>(in.size) / (1000.0 * bus * n / steps)) * 1e6);
+  }
   double bw = bus_GBps(in, params);
   double lat = us_of(params.base_latency_or_default(in.family, p));
   double intra = us_of(params.step_latency_or_default(in.family, in.intra, p));

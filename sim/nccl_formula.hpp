@@ -10,6 +10,9 @@
 //   nvls:  latency = NCCL's NVLS latency (25 µs on NVLink, collsim's NVLS base), busbw =
 //          2·B·nvlsEfficiency·(C-1)/C with C NVLS channels, ratio = N / (2(N-1)); all-reduce on
 //          one node with Simple only.
+//   nvlstree: latency = NCCL's NVLSTree latency (25 µs, collsim's base) + 2·log2(nodes)·hop(network),
+//          busbw = min(2·B_intra·nvlsEfficiency·(C-1)/C, B_inter·(2 on two nodes), C·perChMaxNVLSTreeBw),
+//          ratio = N / (2(N-1)); all-reduce across nodes with Simple only.
 // busbw is the per-GPU bandwidth along the ring (bottleneck of a rank's route to its neighbour
 // times the link class's efficiency) times the protocol's factor, capped as NCCL caps it
 // (llMaxBws for LL, perChMaxRingLL128Bws, perChMaxTreeBws and perChMaxTreeLL128Bws times the
@@ -36,6 +39,11 @@ struct NcclFormulaInput {
   std::uint32_t channels = 1;  ///< for the ring's inter-node plateau rule
   Bytes size = 0;
   Bandwidth bus_bandwidth;     ///< per GPU along the ring, before the protocol's factor
+  /// NVLSTree: per GPU inside a host (the ring's steps there) and between hosts (what a host's GPUs
+  /// send to the next host at once, per GPU of the ring's view: NCCL's nChannels·bwInter); 0 where
+  /// there is none.
+  Bandwidth intra_bandwidth;
+  Bandwidth inter_bandwidth;
   topo::LinkClass intra = topo::LinkClass::NvLink;  ///< class of the steps inside a node
   /// NVLS: NCCL's nvlsEfficiency for the GPUs (topo::NvlsDomain); 0 where no switch reduces.
   double nvls_efficiency = 0.0;
@@ -45,8 +53,8 @@ struct NcclFormulaInput {
 };
 
 /// NCCL's predicted time, or nullopt where NCCL has no such algorithm (its tree only does
-/// all-reduce; NVLS here only all-reduce on one node, with Simple, an NVLS efficiency and at least
-/// 2 channels, as ncclTopoTuneModel requires) or the bandwidth is 0. One rank: 0. Latencies and the protocol efficiency come from
+/// all-reduce; NVLS here only all-reduce on one node, NVLSTree only across nodes, both with Simple,
+/// an NVLS efficiency and at least 2 channels, as ncclTopoTuneModel requires) or the bandwidth is 0. One rank: 0. Latencies and the protocol efficiency come from
 /// `params` where it sets them, else from NCCL's tables. A time past the clock's end (2^63 ps, e.g.
 /// from a tiny protocol efficiency) is Time::max() (saturated, see sim/units/saturate.hpp), never a
 /// wrapped-around small one.

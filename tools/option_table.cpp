@@ -28,8 +28,8 @@ constexpr std::array<std::pair<Field, std::string_view>, 22> kHelp{{
     {Field::Collective, "allreduce (default), reducescatter, allgather, broadcast, reduce, alltoall (- and _ ignored)"},
     {Field::Algorithm, "Algorithm, default ring; nccl (or auto): NCCL's choice per size; `collsim algorithms` lists them"},
     {Field::Root, "Root rank of broadcast and reduce, default 0"},
-    {Field::ChunkSize, "Pipeline chunk of the pipelined algorithms (tree, double-tree, nccl-tree, nvls, ring broadcast and "
-                       "reduce), default 512K, nvls 128K (K/M/G = powers of 1024, KB/MB/GB of 1000)"},
+    {Field::ChunkSize, "Pipeline chunk of the pipelined algorithms (tree, double-tree, nccl-tree, nvls, nvls-tree, ring broadcast and "
+                       "reduce), default 512K, nvls and nvls-tree 128K (K/M/G = powers of 1024, KB/MB/GB of 1000)"},
     {Field::PsShards, "ps: spread the buffer over K servers, default 1 (K = N: colocated)"},
     {Field::PsNode, "ps: run the servers on these topology nodes (comma-separated ids, one per shard, e.g. cpu0) "
                     "instead of on ranks 0..K-1"},
@@ -52,7 +52,7 @@ constexpr std::array<std::pair<Field, std::string_view>, 22> kHelp{{
     {Field::MaxOps, "Most ops a run may have once pipeline chunks and slices are cut (default 262144): a default chunk "
                     "or slice is doubled until the run fits, one given by --chunk-size or --slice is refused"},
     {Field::Model, "Also print a formula's time: analytical (the alpha-beta closed form) or nccl (NCCL's tuning model)"},
-    {Field::NcclAlgo, "With --algorithm nccl: the NCCL algorithms it may pick, as NCCL_ALGO lists them (ring, tree, nvls; "
+    {Field::NcclAlgo, "With --algorithm nccl: the NCCL algorithms it may pick, as NCCL_ALGO lists them (ring, tree, nvls, nvlstree; "
                       "^nvls: all but nvls); default every one"},
 }};
 

@@ -62,7 +62,12 @@ std::optional<double> nvls_efficiency(GpuArch arch) noexcept {
   }
 }
 
-std::uint32_t nvls_channels(GpuArch arch) noexcept { return arch == GpuArch::Blackwell ? 24 : 16; }
+std::uint32_t nvls_channels(GpuArch arch, std::uint32_t nodes, double nic_GBps) noexcept {
+  if (arch != GpuArch::Blackwell) return 16;
+  if (nodes <= 1) return 24;
+  if (nic_GBps >= 96.0 || (nodes > 2 && nic_GBps >= 48.0)) return 24;
+  return 32;
+}
 
 std::optional<Bandwidth> default_reduce_bandwidth(std::string_view model) {
   const auto memory = gpu_memory_bandwidth(model);

@@ -32,8 +32,12 @@ std::optional<GpuArch> gpu_arch(std::string_view model);
 /// Ampere, which have no NVLink SHARP (NCCL's 0).
 std::optional<double> nvls_efficiency(GpuArch arch) noexcept;
 
-/// NCCL's default NVLS channel count on one node for `arch` (ncclNvlsTuning, src/transport/nvls.cc,
-/// NCCL 2.30.7: NVLS_NCHANNELS_SM90 16, NVLS_NCHANNELS_SM100_NVL 24); 16 for the others.
-std::uint32_t nvls_channels(GpuArch arch) noexcept;
+/// NCCL's default NVLS channel count for `arch` on `nodes` nodes whose NICs run at `nic_GBps`
+/// (GB/s, 1e9 B/s; ncclNvlsTuning and ncclNvlsTreeSm100Tuning, src/transport/nvls.cc, NCCL 2.30.7):
+/// Hopper and the others NVLS_NCHANNELS_SM90 16; Blackwell on one node NVLS_NCHANNELS_SM100_NVL 24,
+/// across nodes NVLS_NCHANNELS_SM100 32, except 24 on more than two nodes with NICs of 48 GB/s or
+/// more and on any number with NICs of 96 GB/s or more (NCCL's rule for up to 8 GPUs per node,
+/// which every bundled machine has; it keeps 32 above 8).
+std::uint32_t nvls_channels(GpuArch arch, std::uint32_t nodes = 1, double nic_GBps = 0) noexcept;
 
 }  // namespace collsim::topo

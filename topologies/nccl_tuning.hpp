@@ -24,10 +24,12 @@ constexpr Time us(double v) { return Time{static_cast<std::int64_t>(v * 1e6 + 0.
 /// NVLS: NCCL's NVLS latency is its hwLat[NVLINK][NVLS][SIMPLE] = 25 µs alone (ncclTopoTuneModel
 /// sets latencies = intraLat for NVLS, replacing baseLat's 0), paid once per collective, not per
 /// step; so collsim keeps it here and its NVLS step latencies are 0. NVLS runs Simple only.
+/// NVLSTree likewise pays hwLat[NVLINK][NVLSTree][SIMPLE] = 25 µs once (baseLat 0 + intraLat).
 inline constexpr PerFamily<PerProtocol<Time>> kBaseLatency{{
     {us(6.6), us(14.0), us(8.4)},  // ring: LL, LL128, Simple
     {us(6.8), us(14.0), us(8.4)},  // tree
     {us(0.0), us(0.0), us(25.0)},  // nvls
+    {us(0.0), us(0.0), us(25.0)},  // nvlstree: NCCL's baseLat 0 + its one intra-node latency, as for NVLS
 }};
 
 /// hwLat[family][class][protocol]: the cost of one step of the algorithm over a link class.
@@ -43,6 +45,9 @@ inline constexpr PerFamily<PerClass<PerProtocol<Time>>> kStepLatency{{
         {us(5.0), us(8.5), us(14.0)},   // tree over the network
     }},
     {{}},  // nvls: its one latency is the base (kBaseLatency)
+    // nvlstree: the NVLS part's latency is the base; each step between hosts pays
+    // hwLat[NET][NVLSTree][SIMPLE] = 20.9 µs (ncclTopoTuneModel: intraLat + 2·log2(nNodes)·interLat).
+    {{{}, {}, {us(0.0), us(0.0), us(20.9)}}},
 }};
 
 /// Data bytes per wire byte: LL sends 4 bytes of data and a 4-byte flag in every 8 bytes, LL128
@@ -76,6 +81,11 @@ inline constexpr std::array<std::array<double, 3>, 4> kPerChMaxTreeLl128Bw{{
     {20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}}};
 inline constexpr std::array<std::array<double, 3>, 4> kPerChMaxTreeBw{{
     {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}}};
+
+/// perChMaxNVLSTreeBws (NCCL 2.30.7): NVLSTree's per-channel cap, by the same rows and columns
+/// (NVLSTree never runs on one node, whose column is 0 for Hopper and Blackwell).
+inline constexpr std::array<std::array<double, 3>, 4> kPerChMaxNvlsTreeBw{{
+    {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 80.0}}};
 
 /// treeCorrectionFactor[protocol][log2(bytes / 64)], for sizes 64 B .. 256 MiB.
 inline constexpr PerProtocol<std::array<double, 23>> kTreeCorrection{{

@@ -82,7 +82,10 @@ std::optional<NvlsDomain> nvls_domain(const Topology& topology, std::span<const 
       }
     }
     if (efficiency && all_known) d.efficiency = *efficiency;
-    if (arch && all_known) d.channels = nvls_channels(*arch);
+    if (arch && all_known) {
+      d.channels = nvls_channels(*arch);
+      d.arch = arch;
+    }
     return d;
   }
   return refuse(why, last_reason);

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 
+#include "topologies/gpu_models.hpp"
 #include "topologies/topology.hpp"
 
 namespace collsim::topo {
@@ -19,8 +20,11 @@ struct NvlsDomain {
   /// differ): the share of the NVLink bandwidth an NVLS collective reaches. 1 when no GPU's model
   /// has one and the switch says "nvls": true (collsim then knows no better than the line rate).
   double efficiency = 1.0;
-  /// NCCL's NVLS channel count for the architecture (nvls_channels; 16 when it is unknown).
+  /// NCCL's NVLS channel count for the architecture on one node (nvls_channels; 16 when it is
+  /// unknown).
   std::uint32_t channels = 16;
+  /// The GPUs' architecture (the oldest when they differ); nullopt when some model is unknown.
+  std::optional<GpuArch> arch{};
 };
 
 /// The switch through which every GPU of `gpus` reaches the others by one link of its own, when

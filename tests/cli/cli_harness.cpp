@@ -85,6 +85,13 @@ nlohmann::json simulate_json(std::vector<std::string> args) {
   return nlohmann::json::parse(r.out);
 }
 
+const nlohmann::json& link_named(const nlohmann::json& simulated, const std::string& from, const std::string& to) {
+  for (const auto& l : simulated["links"])
+    if (l["from"] == from && l["to"] == to) return l;
+  FAIL("no link " << from << "->" << to);
+  return simulated;
+}
+
 std::filesystem::path scratch_dir(const std::string& name) {
   // Under this process's scratch folder: two test runs at once must not delete each other's files,
   // and the runner removes the folder at the end.

@@ -28,6 +28,9 @@ void check_bad_input(const std::vector<std::string>& args, const std::string& wh
 /// `collsim simulate ARGS... --format json`, which must succeed (a Catch2 REQUIRE); its document.
 nlohmann::json simulate_json(std::vector<std::string> args);
 
+/// The entry of a simulate document's "links" from `from` to `to`; a Catch2 FAIL when there is none.
+const nlohmann::json& link_named(const nlohmann::json& simulated, const std::string& from, const std::string& to);
+
 /// A fresh, empty folder named after `name` in this process's scratch folder (scratch_root.hpp).
 std::filesystem::path scratch_dir(const std::string& name);
 

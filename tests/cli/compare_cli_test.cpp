@@ -128,8 +128,9 @@ TEST_CASE("compare runs every real log on its bundled machine", "[cli][compare]"
       {"a100_80g_8gpu_mpi.txt", {"dgx-a100", "--ranks", "8", "--collective", "allreduce"}, 30},
       // NCCL before 2.28.7 has no NVLS on 2 GPUs (README, "Checking against nccl-tests").
       {"h100_2gpu_nvswitch_do.txt", {"dgx-h100", "--ranks", "2", "--collective", "allreduce", "--nccl-algo", "^nvls"}, 21},
+      // Ring forced (shared/data/README.md): NCCL's default there would run NVLSTree.
       {"h100_2node_16gpu_ring_ctas24.txt", {"--topology", "dgx-h100-2node-ib400", "--ranks", "16", "--collective",
-                                            "all_reduce_perf"}, 14},
+                                            "all_reduce_perf", "--algorithm", "ring"}, 14},
       {"l40s_2gpu_ring.txt", {"l40s-pcie"}, 25},
       {"l40s_4gpu_ring.txt", {"l40s-pcie", "--algorithm", "ring"}, 25},
   };

@@ -13,13 +13,6 @@ using namespace collsim::testing;
 
 namespace {
 
-const nlohmann::json& link_named(const nlohmann::json& j, const std::string& from, const std::string& to) {
-  for (const auto& l : j["links"])
-    if (l["from"] == from && l["to"] == to) return l;
-  FAIL("no link " << from << "->" << to);
-  return j;
-}
-
 constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
 
 const std::vector<std::string> kFourHosts{"--gpus",          "16",     "--fabric",        "switch",

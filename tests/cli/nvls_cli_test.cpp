@@ -13,13 +13,6 @@ namespace {
 
 constexpr double kGiB = 1073741824.0;
 
-const nlohmann::json& link_named(const nlohmann::json& j, const std::string& from, const std::string& to) {
-  for (const auto& l : j["links"])
-    if (l["from"] == from && l["to"] == to) return l;
-  FAIL("no link " << from << "->" << to);
-  return j;
-}
-
 }  // namespace
 
 TEST_CASE("nvls on dgx-b200: S + S/8 each way per GPU at NVLink x 0.802 x NCCL's 0.74, plus 25 us",
@@ -73,7 +66,7 @@ TEST_CASE("nvls is refused where no switch reduces and with LL protocols", "[cli
   check_bad_input({"simulate", "dgx-h100-2node-ib400", "--algorithm", "nvls", "--size", "1M"},
                   "NVLS needs one switch that reduces for all 16 ranks");
   check_bad_input({"simulate", "dgx-h100", "--algorithm", "nvls", "--protocol", "ll", "--size", "1M"},
-                  "--protocol: NVLS runs NCCL's simple protocol only");
+                  "--protocol: NVLS and NVLSTree run NCCL's simple protocol only");
   const auto off = temp_file("nvls-off.json", R"({"name": "off", "nodes": [
       {"id": "g0", "type": "gpu", "model": "H100"}, {"id": "g1", "type": "gpu", "model": "H100"},
       {"id": "sw", "type": "switch", "nvls": false}],

@@ -105,7 +105,11 @@ TEST_CASE("simulate: random valid inputs give a bounded, verified, repeatable re
       CHECK(j["verified"] == true);
       const double t_us = j["time_us"];
       const double slack = 1e-6 + 1e-9 * t_us;  // time_us and the bounds are printed rounded
-      CHECK(t_us + slack >= j["lower_bound_us"].get<double>());
+      // No bound where a helper rank (a server, a switch that reduces) carries data for the GPUs.
+      if (j["lower_bound_us"].is_null())
+        CHECK((algorithm == "ps" || algorithm == "nvls" || algorithm == "nvls-tree"));
+      else
+        CHECK(t_us + slack >= j["lower_bound_us"].get<double>());
       double slowest_used = 0;
       for (const auto& l : j["links"]) {
         const double bytes = l["bytes"], gbps = l["bandwidth_GBps"];

@@ -107,7 +107,7 @@ TEST_CASE("options: --chunk-size and --ps-shards are checked against the entry's
   CHECK(message(chunked, toy) == "accepted");
   CHECK(message(chunked, ring) ==
         "--chunk-size: ring allreduce is not pipelined in chunks; expected --chunk-size only with tree, "
-        "double-tree, nccl-tree, nvls, or ring broadcast and reduce (`collsim algorithms` lists them)");
+        "double-tree, nccl-tree, nvls, nvls-tree, or ring broadcast and reduce (`collsim algorithms` lists them)");
   run::AlgorithmOptions sharded;
   sharded.ps_shards = 2;
   CHECK(message(sharded, toy) == "accepted");
@@ -170,6 +170,7 @@ TEST_CASE("built-in entries: the typed fields agree with the help text and the o
     const auto family = tree                   ? algo::NcclFamily::Tree
                         : info.name == "ring"  ? algo::NcclFamily::Ring
                         : info.name == "nvls"  ? algo::NcclFamily::Nvls
+                        : info.name == "nvls-tree" ? algo::NcclFamily::NvlsTree
                                                : algo::NcclFamily::None;
     CHECK(info.family == family);
     // Only an algorithm that needs hosts refuses 4 ranks on unknown hosts, and it builds on 2 x 2.

@@ -45,10 +45,13 @@ TEST_CASE("NCCL's choice on dgx-b200: ring LL at 8 B, NVLS at 64 MiB, ring LL128
   CHECK(large.entry->name == "nvls");
   CHECK(us(candidate(large, "nvls").time) == Approx(139.72).margin(0.01));
   CHECK(us(candidate(large, "ring").time) == Approx(217.45).margin(0.01));
-  // The candidates come in NCCL's order (tree, ring, NVLS); the reason lists them fastest first.
-  REQUIRE(large.candidates.size() == 3);
+  // The candidates come in NCCL's order (tree, ring, NVLS, NVLSTree); the reason lists them fastest
+  // first. NVLSTree is weighed but NCCL's model has none on one node.
+  REQUIRE(large.candidates.size() == 4);
   CHECK(large.candidates[0].entry->name == "nccl-tree");
   CHECK(large.candidates[2].entry->name == "nvls");
+  CHECK(large.candidates[3].entry->name == "nvls-tree");
+  CHECK_FALSE(large.candidates[3].time);
   CHECK(large.reason(Bytes{64} << 20).find("nvls/simple 139.72 us, ring/ll128 217.45 us") != std::string::npos);
   // NCCL_ALGO=^NVLS and NCCL_PROTO=Simple restrict it.
   CHECK(choose(b200, Bytes{64} << 20, {algo::NcclFamily::Tree, algo::NcclFamily::Ring}).entry->name == "ring");
@@ -80,15 +83,16 @@ TEST_CASE("NCCL_ALGO lists: names, case, ^ and what is not modelled yet", "[nccl
   using F = algo::NcclFamily;
   CHECK(run::parse_nccl_algorithms("ring") == std::vector<F>{F::Ring});
   CHECK(run::parse_nccl_algorithms("Ring,TREE") == std::vector<F>{F::Tree, F::Ring});
-  CHECK(run::parse_nccl_algorithms("^nvls") == std::vector<F>{F::Tree, F::Ring});
+  CHECK(run::parse_nccl_algorithms("^nvls") == std::vector<F>{F::Tree, F::Ring, F::NvlsTree});
+  CHECK(run::parse_nccl_algorithms("NVLSTree") == std::vector<F>{F::NvlsTree});
   CHECK(run::parse_nccl_algorithms("nvls,ring,nvls") == std::vector<F>{F::Ring, F::Nvls});
   CHECK_THROWS_WITH(run::parse_nccl_algorithms("pat"), Catch::Contains("pat is one of NCCL's algorithms that collsim "
                                                                        "does not model yet"));
   CHECK_THROWS_WITH(run::parse_nccl_algorithms("ring,,tree"), Catch::Contains("found \"\" in \"ring,,tree\""));
-  CHECK_THROWS_WITH(run::parse_nccl_algorithms("^ring,tree,nvls"), Catch::Contains("leaves no algorithm"));
+  CHECK_THROWS_WITH(run::parse_nccl_algorithms("^ring,tree,nvls,nvlstree"), Catch::Contains("leaves no algorithm"));
   CHECK_THROWS_AS(run::parse_nccl_algorithms("fast"), run::RequestError);
   // Leaving out one collsim does not model is harmless: NCCL_ALGO=^PAT keeps everything.
-  CHECK(run::parse_nccl_algorithms("^pat,nvls") == std::vector<F>{F::Tree, F::Ring});
+  CHECK(run::parse_nccl_algorithms("^pat,nvls") == std::vector<F>{F::Tree, F::Ring, F::NvlsTree});
 }
 
 TEST_CASE("NCCL's bandwidth caps: ring LL at llMaxBw, LL128 per channel, tree per channel", "[nccl][caps]") {

@@ -64,7 +64,10 @@ sim::NcclFormulaInput formula_input(const topo::ModelParams& params, const topo:
     }
     const double inter = *slowest * static_cast<double>(crossing->local) / crossing->sharing;
     in.inter_bandwidth = Bandwidth{saturating_cast<std::uint64_t>(inter)};
-    bus = bus ? std::min(*bus, inter) : inter;
+    // NCCL's model takes the ring's bandwidth inside a node (bwIntra) on one or two nodes and only
+    // beyond them the one between nodes (ncclTopoTuneModel, 2.30.7: "nNodes <= 2 ? bwIntra :
+    // bwInter"); with one GPU per node there is only the latter.
+    if (in.nodes > 2 || !bus) bus = bus ? std::min(*bus, inter) : inter;
   }
   // NCCL indexes its caps by the smallest compute capability (minCompCap); an unknown model, none.
   for (std::size_t r = 0; r < ranks.size(); ++r) {

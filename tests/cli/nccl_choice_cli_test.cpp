@@ -73,12 +73,20 @@ TEST_CASE("NCCL's model across hosts: the ring leaves each host through all its 
   // (8.4 + 28 x 3.4 + 2 x 14) x 1.4 (the ring plateau) = 184.24 us: 5613.76 us in all.
   const auto j = simulate_json({"dgx-h100-2node-ib400", "--size", "1G", "--protocol", "simple", "--model", "nccl"});
   CHECK(j["model_us"].get<double>() == Approx(184.24 + 1073741824.0 / (1000 * 370.8 * 16 / 30)).epsilon(1e-6));
-  // --nodes K hangs each host off one uplink: its 8 GPUs share it, 25 GB/s for the ring.
-  const auto one_uplink = simulate_json({"--gpus", "16", "--fabric", "switch", "--nodes", "2", "--link-bandwidth",
-                                         "300GB/s", "--net-bandwidth", "25GB/s", "--size", "1G", "--protocol", "simple",
-                                         "--model", "nccl"});
-  const double lat = (8.4 + 28 * 3.4 + 2 * 14) * 1.4;
-  CHECK(one_uplink["model_us"].get<double>() == Approx(lat + 1073741824.0 / (1000 * 25 * 16.0 / 30)).epsilon(1e-6));
+  // --nodes K hangs each host off one uplink: its 8 GPUs share it, 25 GB/s for the ring on 4 hosts:
+  // latency (8.4 + 56 x 3.4 + 6 x 14) x 1.4, algbw 25 x 32/62.
+  const std::vector<std::string> uplink{"--fabric", "switch", "--link-bandwidth", "300GB/s", "--net-bandwidth", "25GB/s",
+                                        "--size", "1G", "--protocol", "simple", "--model", "nccl"};
+  auto four = uplink;
+  four.insert(four.end(), {"--gpus", "32", "--nodes", "4"});
+  const double lat4 = (8.4 + 56 * 3.4 + 6 * 14) * 1.4;
+  CHECK(simulate_json(four)["model_us"].get<double>() == Approx(lat4 + 1073741824.0 / (1000 * 25 * 32.0 / 62)).epsilon(1e-6));
+  // On one or two nodes NCCL's model takes the bandwidth inside a node, bwIntra (ncclTopoTuneModel):
+  // 300 GB/s, whatever the uplink.
+  auto two = uplink;
+  two.insert(two.end(), {"--gpus", "16", "--nodes", "2"});
+  const double lat2 = (8.4 + 28 * 3.4 + 2 * 14) * 1.4;
+  CHECK(simulate_json(two)["model_us"].get<double>() == Approx(lat2 + 1073741824.0 / (1000 * 300 * 16.0 / 30)).epsilon(1e-6));
 }
 
 TEST_CASE("explain refuses more than 26 ranks with the helper counted, naming --ranks", "[cli][nvls][explain]") {

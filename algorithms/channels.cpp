@@ -43,6 +43,10 @@ bool splits_over_channels(sched::Collective collective) noexcept {
 
 namespace {
 
+// True when the collective means the same with the ranks in reverse order: all but sendrecv, whose
+// rank r sends to r+1 (reversed, it would send to r-1).
+bool reversible(sched::Collective collective) { return collective != sched::Collective::SendRecv; }
+
 // True for the collectives whose buffer is N per-rank parts (split_even), which a channel split
 // cuts piece by piece; the others' chunks are plain byte ranges of one buffer.
 bool per_rank_parts(sched::Collective c) {
@@ -90,7 +94,8 @@ std::vector<ChannelRun> channel_runs(const Request& request, std::uint32_t chann
       std::all_of(request.hosts.begin(), request.hosts.end(), [](std::uint32_t h) { return h == 0; });
   const std::uint32_t per_host = equal_host_blocks(request);
   const auto place = [&](std::uint16_t c, Bytes size, Bytes offset, std::vector<Bytes> base) {
-    return ChannelRun{c, size, offset, std::move(base), c % 2 == 1 && one_host, per_host > 1 ? c % per_host : 0};
+    return ChannelRun{c, size, offset, std::move(base), c % 2 == 1 && one_host && reversible(request.collective),
+                      per_host > 1 ? c % per_host : 0};
   };
   std::vector<ChannelRun> runs;
   if (per_rank_parts(request.collective) && request.size > 0) {

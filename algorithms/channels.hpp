@@ -10,7 +10,7 @@
 namespace collsim::algo {
 
 /// True when `collective` can be split over channels: every one but all-to-all. All-reduce,
-/// broadcast and reduce cut their buffer into plain byte ranges; all-gather and reduce-scatter cut
+/// broadcast, reduce and sendrecv cut their buffer into plain byte ranges; all-gather and reduce-scatter cut
 /// each rank's part into one piece per channel. All-to-all's blocks for every peer are left whole
 /// (issue 16 item 4 brings NCCL's grouped send/recv for it).
 bool splits_over_channels(sched::Collective collective) noexcept;
@@ -22,7 +22,8 @@ bool splits_over_channels(sched::Collective collective) noexcept;
 ///    channel, and channel c runs on the buffer made of its pieces (NCCL's channels each move a
 ///    slice of every rank's part, src/enqueue.cc); the units that do not divide evenly go to channel
 ///    0, so the other channels' parts are all alike. The chunk table is in offset order.
-/// Odd channels run on the ranks in reverse order, r -> (2·root - r) mod N (the root stays), so
+/// Odd channels run on the ranks in reverse order, r -> (2·root - r) mod N (the root stays; not for
+/// sendrecv, whose direction is its meaning), so
 /// that on a ring of links they use the other direction, as NCCL builds rings both ways where links
 /// allow. A collective without a root (all-reduce, all-gather, reduce-scatter) whose ranks sit on
 /// several hosts in equal consecutive blocks of L ranks instead runs channel c with every host's

@@ -108,6 +108,7 @@ std::optional<Time> ring(const Form& f) {
     case Collective::Broadcast:
     case Collective::Reduce: return f.pipeline(f.n() - 1, f.r.size);  // chain of N-1 hops
     case Collective::AllToAll: return f.ring_alltoall();
+    case Collective::SendRecv: return f.f.alpha + f.tau(f.r.size);  // one message to one peer
   }
   return std::nullopt;
 }

@@ -21,6 +21,7 @@
 #include "algorithms/ring_broadcast.hpp"
 #include "algorithms/ring_reduce.hpp"
 #include "algorithms/ring_reduce_scatter.hpp"
+#include "algorithms/ring_sendrecv.hpp"
 #include "algorithms/tree_allreduce.hpp"
 #include "algorithms/tree_broadcast.hpp"
 #include "algorithms/tree_reduce.hpp"
@@ -126,6 +127,11 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 .options = "store-and-forward through neighbours",
                 .closed_form = "a + max{m=1..N-1} [(sum{s<=m}(N-s) + N-1-m)b/B + (N-1-m)a]",
                 .closed_form_time = &ring_closed_form_time, .family = NcclFamily::Ring});
+  registry.add({.name = "ring", .collective = Collective::SendRecv,
+                .description = "every rank sends its buffer to the next rank of the ring at once, 1 step (nccl-tests "
+                               "sendrecv_perf: grouped ncclSend to r+1 and ncclRecv from r-1)",
+                .build = &build_ring_sendrecv, .steps = "1", .bytes_per_rank = "S", .closed_form = "a + S/B",
+                .closed_form_time = &ring_closed_form_time, .nccl_default = true});
   registry.add({.name = "direct", .collective = Collective::AllReduce,
                 .description = "direct reduce-scatter then direct all-gather, 2 steps (TensorRT-LLM two-shot all-reduce)",
                 .build = &build_direct_allreduce, .steps = "2", .bytes_per_rank = "2(N-1)/N*S",

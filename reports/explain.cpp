@@ -115,6 +115,8 @@ std::string postcondition(const sched::Schedule& schedule) {
       return fmt::format("GPU{} holds every rank's share of every chunk exactly once", schedule.header.root);
     case sched::Collective::AllToAll:
       return "GPU r holds block r of every rank's buffer";
+    case sched::Collective::SendRecv:
+      return "GPU r holds GPU r-1's buffer (mod N)";
   }
   return "the collective's result is in place";
 }

@@ -19,6 +19,10 @@
 namespace collsim::run {
 namespace {
 
+// NCCL_P2P_LL_THRESHOLD's default (src/enqueue.cc, NCCL 2.30.7): send/recv uses LL up to this many
+// bytes per channel.
+constexpr Bytes kP2pLlThreshold = 16384;
+
 // NCCL's formula needs the fabric as NCCL's search would see it: the per-GPU bandwidth along the
 // ring (the slowest rank-to-next-rank route, times its class's efficiency), how many hosts, and
 // the class of the steps inside a host.
@@ -244,7 +248,15 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
                                    ref(Field::Protocol), f.protocol_source, topo::protocol_choice_name(*choice)));
   if (choice) {
     f.protocol_auto = *choice == topo::ProtocolChoice::Auto;
-    if (f.protocol_auto) {
+    if (f.protocol_auto && (collective == sched::Collective::SendRecv || collective == sched::Collective::AllToAll)) {
+      // NCCL runs these as grouped send/recv (nccl-tests src/sendrecv.cu, src/alltoall.cu), whose
+      // protocol is not its cost model's: LL while the bytes to a peer are at most nChannels x
+      // NCCL_P2P_LL_THRESHOLD (16 KiB), else Simple (src/enqueue.cc, 2.30.7). A peer's bytes: S for
+      // sendrecv, the S/N block for all-to-all.
+      const Bytes per_peer = collective == sched::Collective::SendRecv ? size : size / std::max<std::size_t>(1, rank_to_node.size());
+      f.protocol = per_peer <= Bytes{f.channels} * kP2pLlThreshold ? topo::Protocol::LL : topo::Protocol::Simple;
+      f.protocol_rule = "NCCL's send/recv rule (LL up to 16 KiB a channel per peer, src/enqueue.cc)";
+    } else if (f.protocol_auto) {
       auto in = formula_input(f.params, topology, rank_to_node, cost_family(family), collective, size, f.channels, paths);
       in.nvls_efficiency = f.nvls ? f.nvls->efficiency : 0.0;
       // NCCL enables LL128 by default on NVLink paths only (ncclTopoTuneModel, typeIntra <= PATH_NVB).

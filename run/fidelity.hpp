@@ -24,7 +24,9 @@ namespace collsim::run {
 struct Fidelity {
   topo::ModelParams params;                ///< every layer merged
   std::optional<topo::Protocol> protocol;  ///< nullopt: none (the ideal α-β model)
-  bool protocol_auto = false;              ///< picked per size by NCCL's cost model
+  bool protocol_auto = false;              ///< picked per size by NCCL's rule (protocol_rule)
+  /// How an auto protocol was picked, for reports: NCCL's cost model, or its send/recv rule.
+  std::string protocol_rule = "NCCL's cost model";
   std::string protocol_source = "default";
   std::uint32_t channels = 1;
   std::string channels_source = "default";

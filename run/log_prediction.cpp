@@ -24,6 +24,7 @@ std::string_view program_of(sched::Collective c) {
     case sched::Collective::Broadcast: return "broadcast_perf";
     case sched::Collective::Reduce: return "reduce_perf";
     case sched::Collective::AllToAll: return "alltoall_perf";
+    case sched::Collective::SendRecv: return "sendrecv_perf";
   }
   return "";
 }
@@ -85,7 +86,8 @@ SimulationRequest row_request(const LogRequest& o, sched::Collective c, std::uin
   // where the network model times copies as the channels would run (Ops::TimesOnly).
   s.ops = net::network_folds_copies(o.network) ? Ops::TimesOnly : Ops::OnDemand;
   // nccl-tests prints root -1 where it does not apply and redop "none" for the collectives that do
-  // not reduce (src/common.cu); a row that says otherwise belongs to another collective.
+  // not reduce (src/common.cu), but for sendrecv; a row that says otherwise belongs to another
+  // collective.
   const bool rooted = c == sched::Collective::Broadcast || c == sched::Collective::Reduce;
   const bool reduces =
       c == sched::Collective::AllReduce || c == sched::Collective::Reduce || c == sched::Collective::ReduceScatter;
@@ -94,7 +96,8 @@ SimulationRequest row_request(const LogRequest& o, sched::Collective c, std::uin
     throw RequestError(Field::Log, file,
                        fmt::format("{}:{}: found root {}, expected {} for {} {}", file, row.line, *row.root,
                                    rooted ? "a rank" : "-1", ref(Field::Collective), name));
-  if (!row.redop.empty() && (row.redop != "none") != reduces)
+  // sendrecv_perf prints the -o operation it was given (sum by default) though nothing reduces.
+  if (!row.redop.empty() && c != sched::Collective::SendRecv && (row.redop != "none") != reduces)
     throw RequestError(Field::Log, file,
                        fmt::format("{}:{}: found redop {}, expected {} for {} {}", file, row.line, row.redop,
                                    reduces ? "sum, prod, min, max or avg" : "none", ref(Field::Collective), name));

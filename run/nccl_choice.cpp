@@ -82,8 +82,10 @@ NcclChoice choose_nccl_algorithm(const algo::AlgorithmRegistry& registry, const 
       if (entry.nccl_default && entry.family == algo::NcclFamily::None && entry.collective == collective) {
         choice.entry = &entry;
         choice.candidates.push_back({&entry, std::nullopt, std::nullopt,
-                                     fmt::format("NCCL runs {} as grouped send/recv to every peer, with no algorithm "
-                                                 "to choose (nccl-tests src/alltoall.cu)",
+                                     fmt::format("NCCL runs {} as grouped send/recv{}, with no algorithm to choose "
+                                                 "(nccl-tests src/{}.cu)",
+                                                 sched::collective_name(collective),
+                                                 collective == sched::Collective::AllToAll ? " to every peer" : "",
                                                  sched::collective_name(collective))});
         break;
       }

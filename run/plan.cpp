@@ -395,7 +395,8 @@ Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::s
   summary.algorithm_choice = plan.algorithm_choice;
   summary.protocol = fidelity.protocol ? std::string(topo::protocol_name(*fidelity.protocol)) : "none";
   summary.protocol_source = fidelity.protocol_auto
-                                ? fmt::format("{}: auto, picked for this size by NCCL's cost model", fidelity.protocol_source)
+                                ? fmt::format("{}: auto, picked for this size by {}", fidelity.protocol_source,
+                                              fidelity.protocol_rule)
                                 : fidelity.protocol_source;
   summary.channels = fidelity.channels;
   summary.channels_source = fidelity.channels_source;

@@ -25,7 +25,7 @@ constexpr std::array<std::pair<Field, std::string_view>, 22> kHelp{{
     {Field::NetBandwidth, "With --nodes: each host's link to the network switch, per direction, default 25GB/s (one "
                           "200 Gb/s HDR InfiniBand port; GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s)"},
     {Field::NetLatency, "With --nodes: latency of each host's network link, default 2us"},
-    {Field::Collective, "allreduce (default), reducescatter, allgather, broadcast, reduce, alltoall (- and _ ignored)"},
+    {Field::Collective, "allreduce (default), reducescatter, allgather, broadcast, reduce, alltoall, sendrecv (- and _ ignored)"},
     {Field::Algorithm, "Algorithm, default ring; nccl (or auto): NCCL's choice per size; `collsim algorithms` lists them"},
     {Field::Root, "Root rank of broadcast and reduce, default 0"},
     {Field::ChunkSize, "Pipeline chunk of the pipelined algorithms (tree, double-tree, nccl-tree, nvls, nvls-tree, ring broadcast and "

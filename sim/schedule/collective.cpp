@@ -23,6 +23,7 @@ Ratio bandwidth_factor(Collective c, std::uint32_t nranks) noexcept {
     case Collective::AllToAll: return {n - 1, n};
     case Collective::Broadcast:
     case Collective::Reduce: return {1, 1};
+    case Collective::SendRecv: return {n > 1 ? 1u : 0u, 1};
   }
   return {0, 1};
 }

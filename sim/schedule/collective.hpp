@@ -13,8 +13,9 @@ namespace collsim::sched {
 
 /// A collective operation. The size S of a request is what nccl-tests calls the size: the
 /// all-reduce buffer, the all-gather output, the reduce-scatter input, the all-to-all per-rank
-/// buffer, the broadcast/reduce buffer (nccl-tests doc/PERFORMANCE.md).
-enum class Collective : std::uint8_t { AllReduce, ReduceScatter, AllGather, Broadcast, Reduce, AllToAll };
+/// buffer, the broadcast/reduce buffer (nccl-tests doc/PERFORMANCE.md), and the buffer each rank
+/// sends its ring neighbour (sendrecv_perf).
+enum class Collective : std::uint8_t { AllReduce, ReduceScatter, AllGather, Broadcast, Reduce, AllToAll, SendRecv };
 
 /// The command-line names, in the order above; read back ignoring case, '-' and '_'.
 inline constexpr auto kCollectiveNames = make_enum_names<Collective>(
@@ -23,13 +24,15 @@ inline constexpr auto kCollectiveNames = make_enum_names<Collective>(
      {Collective::AllGather, "allgather"},
      {Collective::Broadcast, "broadcast"},
      {Collective::Reduce, "reduce"},
-     {Collective::AllToAll, "alltoall"}},
+     {Collective::AllToAll, "alltoall"},
+     {Collective::SendRecv, "sendrecv"}},
     NameMatch::IgnoreCaseAndSeparators);
 
 /// Every collective, in the order above.
 std::span<const Collective> all_collectives() noexcept;
 
-/// The command-line name: "allreduce", "reducescatter", "allgather", "broadcast", "reduce", "alltoall".
+/// The command-line name: "allreduce", "reducescatter", "allgather", "broadcast", "reduce", "alltoall",
+/// "sendrecv".
 std::string_view collective_name(Collective c) noexcept;
 
 /// Reads a command-line name; hyphens and underscores are ignored and case does not matter
@@ -46,9 +49,10 @@ struct Ratio {
 };
 
 /// The nccl-tests bus-bandwidth factor (doc/PERFORMANCE.md): all-reduce 2(N-1)/N;
-/// reduce-scatter, all-gather, all-to-all (N-1)/N; broadcast, reduce 1. It is also the fraction of
-/// S that the busiest rank must send at least, so lower bound = factor * S / B (Patarasuk & Yuan 2009
-/// for all-reduce). For N = 1 the factor is 0 for the first four (nothing has to move).
+/// reduce-scatter, all-gather, all-to-all (N-1)/N; broadcast, reduce, sendrecv 1. It is also the
+/// fraction of S that the busiest rank must send at least, so lower bound = factor * S / B
+/// (Patarasuk & Yuan 2009 for all-reduce). For N = 1 the factor is 0 for the first four and for
+/// sendrecv (nothing has to leave the GPU: its one rank sends to itself).
 /// Precondition: nranks >= 1.
 Ratio bandwidth_factor(Collective c, std::uint32_t nranks) noexcept;
 

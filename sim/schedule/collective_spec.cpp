@@ -1,5 +1,6 @@
 #include "sim/schedule/collective_spec.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -43,6 +44,22 @@ CollectiveSpec::CollectiveSpec(const Schedule& s) : schedule_(s) {
       throw std::invalid_argument(fmt::format("{} chunks cover {} bytes, expected {}", name, next, total));
   };
   check_tiling(Buffer::Data, "data");
+  if (h.collective == Collective::SendRecv) {
+    // The output buffer is S bytes too; each output chunk takes the data chunk at its place.
+    check_tiling(Buffer::Output, "output");
+    alltoall_source_.assign(s.chunks.size(), 0);
+    for (ChunkId o = 0; o < s.chunks.size(); ++o) {
+      const Chunk& out = s.chunks[o];
+      if (out.buffer != Buffer::Output || out.size == 0) continue;
+      const auto it = std::find_if(s.chunks.begin(), s.chunks.end(), [&](const Chunk& d) {
+        return d.buffer == Buffer::Data && d.offset == out.offset && d.size == out.size;
+      });
+      if (it == s.chunks.end())
+        throw std::invalid_argument(fmt::format("output chunk {} has no data chunk of the same size and place", o));
+      alltoall_source_[o] = static_cast<ChunkId>(it - s.chunks.begin());
+    }
+    return;
+  }
   if (h.collective != Collective::AllToAll) return;
   check_tiling(Buffer::Output, "output");
   // Output part q of rank r receives rank q's data block r; blocks all have alltoall_block bytes.
@@ -103,6 +120,11 @@ std::optional<Content> CollectiveSpec::required(Rank rank, ChunkId chunk) const 
     case Collective::Reduce:
       if (rank != schedule_.header.root) return std::nullopt;
       return everyone(chunk);
+    case Collective::SendRecv: {
+      if (ch.buffer != Buffer::Output || ch.size == 0) return std::nullopt;
+      const Rank n = schedule_.header.nranks;
+      return Content{Contribution{(rank + n - 1) % n, alltoall_source_[chunk]}};
+    }
     case Collective::AllToAll: {
       if (ch.buffer != Buffer::Output) return std::nullopt;
       if (ch.size == 0) return std::nullopt;

@@ -9,6 +9,7 @@
 //   broadcast       root: its data; others: undefined       every rank: the root's data
 //   reduce          every rank: its own data                root: sum over all ranks
 //   all-to-all      every rank: its own data                rank r, output part q: rank q's data block r
+//   sendrecv        every rank: its own data                rank r, output: rank r-1's data (mod N)
 //
 // Helper ranks and scratch chunks start undefined and owe nothing.
 #pragma once
@@ -36,7 +37,8 @@ class CollectiveSpec {
  public:
   /// Checks that the chunk table fits the collective: data chunks tile [0, S') in order (S' = S,
   /// or N·alltoall_block for all-to-all as nccl-tests counts it), each inside the part it names
-  /// of split_even(S', N, schedule.element_size); all-to-all output chunks mirror the data chunks. Throws std::invalid_argument.
+  /// of split_even(S', N, schedule.element_size); all-to-all output chunks mirror the data chunks,
+  /// sendrecv's tile [0, S) as its data chunks do. Throws std::invalid_argument.
   explicit CollectiveSpec(const Schedule& schedule);
 
   /// The slot's content before the collective; nullopt when undefined (garbage).
@@ -47,7 +49,9 @@ class CollectiveSpec {
  private:
   [[nodiscard]] Content everyone(ChunkId chunk) const;
   const Schedule& schedule_;
-  std::vector<ChunkId> alltoall_source_;  // output chunk -> data chunk at the same place in the sender's block
+  // Output chunk -> the data chunk at the same place in the sender's block (all-to-all) or buffer
+  // (sendrecv).
+  std::vector<ChunkId> alltoall_source_;
 };
 
 /// Bytes of the all-to-all block each rank sends each peer: floor(S/N) counted in elements of

@@ -218,8 +218,8 @@ TEST_CASE("compare: other bad input exits 2 with one line", "[cli][compare][erro
       "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
       "           8             2     float     sum      -1    12.00    0.00    0.00      0    11.00    0.00    0.00      0\n"
       "# Avg bus bandwidth    : 0\n");
-  check_bad_input({"compare", sendrecv, "dgx-a100"}, sendrecv + ":1: found sendrecv_perf, expected a program whose "
-                                                                "collective collsim simulates");
+  check_bad_input({"compare", sendrecv, "dgx-a100", "--collective", "allreduce"},
+                  "--collective: found allreduce, but " + sendrecv);
 }
 
 TEST_CASE("compare predicts each row exactly as simulate does for the same collective, ranks and size",

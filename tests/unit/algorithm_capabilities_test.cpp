@@ -168,7 +168,7 @@ TEST_CASE("built-in entries: the typed fields agree with the help text and the o
     // row, ring on the ring row, the rest none (the ring row, no NCCL formula).
     const bool tree = info.name == "tree" || info.name == "double-tree" || info.name == "nccl-tree";
     const auto family = tree                   ? algo::NcclFamily::Tree
-                        : info.name == "ring"  ? algo::NcclFamily::Ring
+                        : info.name == "ring" && info.collective != sched::Collective::SendRecv ? algo::NcclFamily::Ring
                         : info.name == "nvls"  ? algo::NcclFamily::Nvls
                         : info.name == "nvls-tree" ? algo::NcclFamily::NvlsTree
                                                : algo::NcclFamily::None;

@@ -41,7 +41,7 @@ void check_round_trip(const Table& table, NameOf name_of) {
 TEST_CASE("enum tables: every enumerator has one name and the names are distinct") {
   // C++ cannot count an enum's enumerators: dense() says the values are 0 .. N-1, and N is the
   // number of enumerators declared (counted by hand here, or the PerProtocol/PerClass sizes).
-  CHECK(sched::kCollectiveNames.size() == 6);
+  CHECK(sched::kCollectiveNames.size() == 7);
   CHECK(topo::kFabricNames.size() == 3);
   CHECK(topo::kProtocolNames.size() == topo::kProtocols);
   CHECK(topo::kProtocolChoiceNames.size() == topo::kProtocols + 1);
@@ -71,7 +71,7 @@ TEST_CASE("enum tables: every enumerator has one name and the names are distinct
 }
 
 TEST_CASE("enum tables: the lists are the strings the messages print") {
-  CHECK(sched::collective_names_list() == "allreduce, reducescatter, allgather, broadcast, reduce, alltoall");
+  CHECK(sched::collective_names_list() == "allreduce, reducescatter, allgather, broadcast, reduce, alltoall, sendrecv");
   // run/parse.cpp's fabric and protocol messages.
   CHECK(topo::kFabricNames.list(ListStyle::Or) == "ring, switch or fully-connected");
   CHECK(topo::kProtocolChoiceNames.list(ListStyle::Or) == "ll, ll128, simple or auto");
@@ -100,8 +100,10 @@ TEST_CASE("enum tables: collectives ignore case, hyphens and underscores") {
   CHECK_FALSE(sched::parse_collective("all reduce").has_value());
   CHECK_FALSE(sched::parse_collective("allreduce2").has_value());
   CHECK_FALSE(sched::parse_collective("").has_value());
-  CHECK(sched::all_collectives().size() == 6);
+  CHECK(sched::all_collectives().size() == 7);
   CHECK(sched::all_collectives()[5] == Collective::AllToAll);
+  CHECK(sched::all_collectives()[6] == Collective::SendRecv);
+  CHECK(sched::parse_collective("Send_Recv") == Collective::SendRecv);
 }
 
 TEST_CASE("enum tables: fabrics, node, link and duplex types, buffers and combines are exact") {

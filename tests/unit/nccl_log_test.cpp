@@ -300,6 +300,7 @@ TEST_CASE("the nccl-tests programs map to collsim's collectives", "[nccl-log]") 
   CHECK(collective_of_test("reduce_perf") == Collective::Reduce);
   CHECK(collective_of_test("alltoall_perf") == Collective::AllToAll);
   CHECK(collective_of_test("allreduce") == Collective::AllReduce);
-  CHECK_FALSE(collective_of_test("sendrecv_perf").has_value());
+  CHECK(collective_of_test("sendrecv_perf") == Collective::SendRecv);
+  CHECK_FALSE(collective_of_test("gather_perf").has_value());
   CHECK_FALSE(collective_of_test("hypercube_perf").has_value());
 }

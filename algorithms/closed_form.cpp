@@ -190,6 +190,15 @@ std::optional<Time> halving_doubling(const Form& f) {
   return std::nullopt;
 }
 
+std::optional<Time> pat(const Form& f) {
+  if (!equal_parts(f.r)) return std::nullopt;
+  // ceil(log2 N) steps, each to one peer, of min(d, N-d) parts at distance d: K·α + (N-1)·P/B. A
+  // rank's sends go to one peer per step, so one port is no different.
+  const Collective c = f.r.collective;
+  if (c != Collective::ReduceScatter && c != Collective::AllGather) return std::nullopt;
+  return static_cast<std::int64_t>(ceil_log2(f.r.nranks)) * f.f.alpha + (f.n() - 1) * f.tau(f.part());
+}
+
 std::optional<Time> recursive_doubling(const Form& f) {
   if (!power_of_two(f.r.nranks) || f.f.shared_port) return std::nullopt;
   // log2 N exchanges of the whole buffer (all-reduce) or of 2^(k-1) parts (all-gather).
@@ -258,6 +267,10 @@ std::optional<Time> nccl_tree_closed_form_time(const Request& r, const AlphaBeta
 
 std::optional<Time> halving_doubling_closed_form_time(const Request& r, const AlphaBeta& fabric) {
   return on_one_fabric(r, fabric, Peers::Any, &halving_doubling);
+}
+
+std::optional<Time> pat_closed_form_time(const Request& r, const AlphaBeta& fabric) {
+  return on_one_fabric(r, fabric, Peers::Any, &pat);
 }
 
 std::optional<Time> recursive_doubling_closed_form_time(const Request& r, const AlphaBeta& fabric) {

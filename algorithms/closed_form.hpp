@@ -73,6 +73,7 @@ std::optional<Time> double_tree_closed_form_time(const Request& request, const A
 std::optional<Time> nccl_tree_closed_form_time(const Request& request, const AlphaBeta& fabric);
 /// Halving-doubling (Thakur, Rabenseifner & Gropp 2005): log2 N·α + (N-1)·τ(P) per half.
 std::optional<Time> halving_doubling_closed_form_time(const Request& request, const AlphaBeta& fabric);
+std::optional<Time> pat_closed_form_time(const Request& request, const AlphaBeta& fabric);
 /// Recursive doubling: log2 N·(α + τ(S)) all-reduce; as halving-doubling for all-gather.
 std::optional<Time> recursive_doubling_closed_form_time(const Request& request, const AlphaBeta& fabric);
 /// Parameter server with one colocated server: 2(α + τ(S)), one port 2(α + (N-1)·τ(S)).

@@ -11,6 +11,8 @@
 #include "algorithms/nccl_tree_allreduce.hpp"
 #include "algorithms/nvls_allreduce.hpp"
 #include "algorithms/nvls_tree_allreduce.hpp"
+#include "algorithms/pat_allgather.hpp"
+#include "algorithms/pat_reduce_scatter.hpp"
 #include "algorithms/ps_allreduce.hpp"
 #include "algorithms/recursive_doubling_allgather.hpp"
 #include "algorithms/recursive_doubling_allreduce.hpp"
@@ -219,6 +221,18 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 .build = &build_halving_doubling_allgather, .steps = "log2 N (+2 if N is not a power of 2)",
                 .bytes_per_rank = "(N-1)/N*S (N a power of 2)", .closed_form = "log2(N)a + (N-1)P/B",
                 .closed_form_time = &halving_doubling_closed_form_time});
+  registry.add({.name = "pat", .collective = Collective::AllGather,
+                .description = "NCCL's PAT (Parallel Aggregated Trees, one GPU per node): Bruck's log-depth exchange, "
+                               "each rank forwards what it holds to the rank 2^k before it (src/include/collectives.h)",
+                .build = &build_pat_allgather, .steps = "ceil(log2 N)", .bytes_per_rank = "(N-1)/N*S",
+                .closed_form = "ceil(log2 N)a + (N-1)P/B", .closed_form_time = &pat_closed_form_time,
+                .family = NcclFamily::Pat, .nccl_default = true});
+  registry.add({.name = "pat", .collective = Collective::ReduceScatter,
+                .description = "NCCL's PAT reduce-scatter: the PAT all-gather's exchange backwards, partial sums up "
+                               "its binomial trees (src/include/collectives.h PatRSAlgorithm)",
+                .build = &build_pat_reduce_scatter, .steps = "ceil(log2 N)", .bytes_per_rank = "(N-1)/N*S",
+                .closed_form = "ceil(log2 N)a + (N-1)P/B", .closed_form_time = &pat_closed_form_time,
+                .family = NcclFamily::Pat, .nccl_default = true});
   registry.add({.name = "recursive-doubling", .collective = Collective::AllReduce,
                 .description = "whole-buffer pairwise exchange for small messages, log2 N steps (Thakur, Rabenseifner & Gropp 2005)",
                 .build = &build_recursive_doubling_allreduce, .steps = "log2 N (+2 if N is not a power of 2)",

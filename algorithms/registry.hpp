@@ -63,6 +63,7 @@ enum class NcclFamily : std::uint8_t {
   Nvls,  ///< NCCL_ALGO_NVLS (the NVSwitch reduces and multicasts): the NVLS row, NCCL's NVLS formula
   /// NCCL_ALGO_NVLS_TREE (NVLS in each host, a tree between hosts): its row, NCCL's NVLSTree formula
   NvlsTree,
+  Pat,  ///< NCCL_ALGO_PAT (all-gather, reduce-scatter with one GPU per node): its row, NCCL's PAT formula
 };
 
 /// The options an algorithm reads from its Request beyond N, S and its collective's own: the

@@ -94,6 +94,7 @@ topo::AlgoFamily cost_family(algo::NcclFamily family) {
     case algo::NcclFamily::Tree: return topo::AlgoFamily::Tree;
     case algo::NcclFamily::Nvls: return topo::AlgoFamily::Nvls;
     case algo::NcclFamily::NvlsTree: return topo::AlgoFamily::NvlsTree;
+    case algo::NcclFamily::Pat: return topo::AlgoFamily::Pat;
     default: return topo::AlgoFamily::Ring;
   }
 }
@@ -241,10 +242,12 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
     f.channels_source = fmt::format("{} gave {}; a schedule file brings its own channels", f.channels_source, *channels);
   }
 
-  if (nvls && choice && *choice != topo::ProtocolChoice::Auto && *choice != topo::ProtocolChoice::Simple)
+  // NCCL runs NVLS, NVLSTree and PAT with Simple only (ncclTopoTuneModel skips their other protocols).
+  const bool simple_only = nvls || family == algo::NcclFamily::Pat;
+  if (simple_only && choice && *choice != topo::ProtocolChoice::Auto && *choice != topo::ProtocolChoice::Simple)
     throw RequestError(Field::Protocol, std::string(topo::protocol_choice_name(*choice)),
-                       fmt::format("{}: NVLS and NVLSTree run NCCL's simple protocol only (ncclTopoTuneModel), but {} gave {}; "
-                                   "expected simple or auto",
+                       fmt::format("{}: NCCL runs NVLS, NVLSTree and PAT with its simple protocol only "
+                                   "(ncclTopoTuneModel), but {} gave {}; expected simple or auto",
                                    ref(Field::Protocol), f.protocol_source, topo::protocol_choice_name(*choice)));
   if (choice) {
     f.protocol_auto = *choice == topo::ProtocolChoice::Auto;

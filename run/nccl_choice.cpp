@@ -13,10 +13,11 @@
 namespace collsim::run {
 namespace {
 
-// NCCL_ALGO_TREE = 0, NCCL_ALGO_RING = 1, NCCL_ALGO_NVLS = 4, NCCL_ALGO_NVLS_TREE = 5
-// (src/include/device.h): the order in which ncclTopoGetAlgoInfo weighs them.
-constexpr std::array<algo::NcclFamily, 4> kNcclOrder{algo::NcclFamily::Tree, algo::NcclFamily::Ring,
-                                                     algo::NcclFamily::Nvls, algo::NcclFamily::NvlsTree};
+// NCCL_ALGO_TREE = 0, NCCL_ALGO_RING = 1, NCCL_ALGO_NVLS = 4, NCCL_ALGO_NVLS_TREE = 5,
+// NCCL_ALGO_PAT = 6 (src/include/device.h): the order in which ncclTopoGetAlgoInfo weighs them.
+constexpr std::array<algo::NcclFamily, 5> kNcclOrder{algo::NcclFamily::Tree, algo::NcclFamily::Ring,
+                                                     algo::NcclFamily::Nvls, algo::NcclFamily::NvlsTree,
+                                                     algo::NcclFamily::Pat};
 
 std::string time_text(Time t) { return fmt::format("{:.2f} us", static_cast<double>(t.count()) * 1e-6); }
 

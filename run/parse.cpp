@@ -102,13 +102,14 @@ Formula parse_formula(std::string_view text) {
 std::vector<algo::NcclFamily> parse_nccl_algorithms(std::string_view text) {
   const bool exclude = text.starts_with('^');
   const std::string_view list = exclude ? text.substr(1) : text;
-  // NCCL's names (ncclAlgoStr, src/graph/tuning.cc); the last three are not modelled yet.
-  constexpr std::array<std::pair<std::string_view, algo::NcclFamily>, 4> kModelled{
+  // NCCL's names (ncclAlgoStr, src/graph/tuning.cc); the last two are not modelled yet.
+  constexpr std::array<std::pair<std::string_view, algo::NcclFamily>, 5> kModelled{
       {{"tree", algo::NcclFamily::Tree},
        {"ring", algo::NcclFamily::Ring},
        {"nvls", algo::NcclFamily::Nvls},
-       {"nvlstree", algo::NcclFamily::NvlsTree}}};
-  constexpr std::array<std::string_view, 3> kLater{"collnetdirect", "collnetchain", "pat"};
+       {"nvlstree", algo::NcclFamily::NvlsTree},
+       {"pat", algo::NcclFamily::Pat}}};
+  constexpr std::array<std::string_view, 2> kLater{"collnetdirect", "collnetchain"};
   std::vector<algo::NcclFamily> named;
   std::size_t start = 0;
   while (start <= list.size()) {
@@ -125,12 +126,12 @@ std::vector<algo::NcclFamily> parse_nccl_algorithms(std::string_view text) {
       }
       throw RequestError(Field::NcclAlgo, std::string(text),
                          fmt::format("{}: {} is one of NCCL's algorithms that collsim does not model yet; expected "
-                                     "ring, tree, nvls or nvlstree",
+                                     "ring, tree, nvls, nvlstree or pat",
                                      ref(Field::NcclAlgo), name));
     } else {
       throw RequestError(Field::NcclAlgo, std::string(text),
                          fmt::format("{}: found \"{}\" in \"{}\", expected NCCL algorithm names separated by commas "
-                                     "(ring, tree, nvls, nvlstree), optionally after ^ to leave them out",
+                                     "(ring, tree, nvls, nvlstree, pat), optionally after ^ to leave them out",
                                      ref(Field::NcclAlgo), name, text));
     }
     start = comma + 1;
@@ -142,7 +143,7 @@ std::vector<algo::NcclFamily> parse_nccl_algorithms(std::string_view text) {
   }
   if (allowed.empty())
     throw RequestError(Field::NcclAlgo, std::string(text),
-                       fmt::format("{}: \"{}\" leaves no algorithm; expected at least one of ring, tree, nvls, nvlstree",
+                       fmt::format("{}: \"{}\" leaves no algorithm; expected at least one of ring, tree, nvls, nvlstree, pat",
                                    ref(Field::NcclAlgo), text));
   return allowed;
 }

@@ -41,10 +41,10 @@ void check_count(Field field, std::uint64_t value, std::uint64_t min, std::uint6
 /// analytical or nccl.
 [[nodiscard]] Formula parse_formula(std::string_view text);
 /// NCCL_ALGO's form (NVIDIA/nccl 2.30.7 src/graph/tuning.cc parseList): comma-separated NCCL
-/// algorithm names, case ignored, of which collsim has ring, tree, nvls and nvlstree; a leading ^
-/// keeps all but those. Returns the families allowed, in that order. Throws RequestError
+/// algorithm names, case ignored, of which collsim has ring, tree, nvls, nvlstree and pat; a leading
+/// ^ keeps all but those. Returns the families allowed, in that order. Throws RequestError
 /// (Field::NcclAlgo) for an empty list, a name NCCL does not have, or one collsim does not model
-/// yet (collnetdirect, collnetchain, pat).
+/// yet (collnetdirect, collnetchain).
 [[nodiscard]] std::vector<algo::NcclFamily> parse_nccl_algorithms(std::string_view text);
 /// An element type (validation::parse_dtype).
 [[nodiscard]] validation::DType parse_dtype(std::string_view text);

@@ -51,7 +51,9 @@ double bus_GBps(const NcclFormulaInput& in, const topo::ModelParams& params) {
 
 std::optional<Time> nccl_formula_time(const NcclFormulaInput& in, const topo::ModelParams& params) {
   if (in.ranks <= 1) return Time{0};
-  if (in.family == AlgoFamily::Tree && in.collective != Collective::AllReduce) return std::nullopt;
+  if ((in.family == AlgoFamily::Tree || in.family == AlgoFamily::Nvls || in.family == AlgoFamily::NvlsTree) &&
+      in.collective != Collective::AllReduce)
+    return std::nullopt;
   if (in.bus_bandwidth.bits_per_s == 0) return std::nullopt;
   const std::uint32_t n = in.ranks;
   const std::uint32_t nodes = std::max<std::uint32_t>(1, in.nodes);
@@ -99,6 +101,22 @@ std::optional<Time> nccl_formula_time(const NcclFormulaInput& in, const topo::Mo
     const double lat = us_of(params.base_latency_or_default(AlgoFamily::NvlsTree, p)) +
                        2.0 * log2_floor(nodes) * us_of(params.step_latency_or_default(inter_row, LinkClass::Network, p));
     return saturating_ceil_ps((lat + static_cast<double>(in.size) / (1000.0 * bus * n / steps)) * 1e6);
+  }
+  if (in.family == AlgoFamily::Pat) {
+    // ncclPatEnable: one GPU per node; PAT runs all-gather and reduce-scatter with Simple only.
+    if ((in.collective != Collective::AllGather && in.collective != Collective::ReduceScatter) ||
+        p != Protocol::Simple || n != nodes)
+      return std::nullopt;
+    // ncclTopoTuneModel (tuning.cc, 2.30.7): busBw x 0.75, not converted to algbw for PAT;
+    // latency = baseLat 8 + log2i(nNodes)·interLat/3.5 + 2.8 µs per rank, interLat the tree's
+    // network row with one GPU per node.
+    const double bus = static_cast<double>(in.bus_bandwidth.bits_per_s) / 8e9 *
+                       params.protocol_efficiency_or_default(p) * nccl::kPatFactor;
+    const double inter = us_of(params.step_latency_or_default(AlgoFamily::Tree, LinkClass::Network, p));
+    const double lat = us_of(params.base_latency_or_default(AlgoFamily::Pat, p)) +
+                       log2_floor(nodes) * inter / nccl::kPatLogLatencyDivisor +
+                       static_cast<double>(n) * us_of(nccl::kPatLatencyPerRank);
+    return saturating_ceil_ps((lat + static_cast<double>(in.size) / (1000.0 * bus)) * 1e6);
   }
   double bw = bus_GBps(in, params);
   double lat = us_of(params.base_latency_or_default(in.family, p));

@@ -13,6 +13,8 @@
 //   nvlstree: latency = NCCL's NVLSTree latency (25 µs, collsim's base) + 2·log2(nodes)·hop(network),
 //          busbw = min(2·B_intra·nvlsEfficiency·(C-1)/C, B_inter·(2 on two nodes), C·perChMaxNVLSTreeBw),
 //          ratio = N / (2(N-1)); all-reduce across nodes with Simple only.
+//   pat:   latency = 8 µs + log2(nodes)·hop(tree, network)/3.5 + 2.8 µs·N, busbw = 0.75·B taken as the
+//          algbw; all-gather and reduce-scatter with one GPU per node and Simple only.
 // busbw is the per-GPU bandwidth along the ring (bottleneck of a rank's route to its neighbour
 // times the link class's efficiency) times the protocol's factor, capped as NCCL caps it
 // (llMaxBws for LL, perChMaxRingLL128Bws, perChMaxTreeBws and perChMaxTreeLL128Bws times the
@@ -54,7 +56,8 @@ struct NcclFormulaInput {
 
 /// NCCL's predicted time, or nullopt where NCCL has no such algorithm (its tree only does
 /// all-reduce; NVLS here only all-reduce on one node, NVLSTree only across nodes, both with Simple,
-/// an NVLS efficiency and at least 2 channels, as ncclTopoTuneModel requires) or the bandwidth is 0. One rank: 0. Latencies and the protocol efficiency come from
+/// an NVLS efficiency and at least 2 channels; PAT only all-gather and reduce-scatter with one GPU
+/// per node and Simple, as ncclTopoTuneModel and ncclPatEnable require) or the bandwidth is 0. One rank: 0. Latencies and the protocol efficiency come from
 /// `params` where it sets them, else from NCCL's tables. A time past the clock's end (2^63 ps, e.g.
 /// from a tiny protocol efficiency) is Time::max() (saturated, see sim/units/saturate.hpp), never a
 /// wrapped-around small one.

@@ -52,7 +52,7 @@ constexpr std::array<std::pair<Field, std::string_view>, 22> kHelp{{
     {Field::MaxOps, "Most ops a run may have once pipeline chunks and slices are cut (default 262144): a default chunk "
                     "or slice is doubled until the run fits, one given by --chunk-size or --slice is refused"},
     {Field::Model, "Also print a formula's time: analytical (the alpha-beta closed form) or nccl (NCCL's tuning model)"},
-    {Field::NcclAlgo, "With --algorithm nccl: the NCCL algorithms it may pick, as NCCL_ALGO lists them (ring, tree, nvls, nvlstree; "
+    {Field::NcclAlgo, "With --algorithm nccl: the NCCL algorithms it may pick, as NCCL_ALGO lists them (ring, tree, nvls, nvlstree, pat; "
                       "^nvls: all but nvls); default every one"},
 }};
 

@@ -30,6 +30,7 @@ inline constexpr PerFamily<PerProtocol<Time>> kBaseLatency{{
     {us(6.8), us(14.0), us(8.4)},  // tree
     {us(0.0), us(0.0), us(25.0)},  // nvls
     {us(0.0), us(0.0), us(25.0)},  // nvlstree: NCCL's baseLat 0 + its one intra-node latency, as for NVLS
+    {us(8.0), us(8.0), us(8.0)},   // pat
 }};
 
 /// hwLat[family][class][protocol]: the cost of one step of the algorithm over a link class.
@@ -48,6 +49,10 @@ inline constexpr PerFamily<PerClass<PerProtocol<Time>>> kStepLatency{{
     // nvlstree: the NVLS part's latency is the base; each step between hosts pays
     // hwLat[NET][NVLSTree][SIMPLE] = 20.9 µs (ncclTopoTuneModel: intraLat + 2·log2(nNodes)·interLat).
     {{{}, {}, {us(0.0), us(0.0), us(20.9)}}},
+    // pat: hwLat[NVLINK|PCI][PAT][SIMPLE] = 4.0 µs a step; between nodes NCCL charges interLat / 3.5
+    // per log2 step, with interLat = hwLat[NET][TREE][SIMPLE] = 14 µs for one GPU per node: 4.0 µs.
+    // Its linear part, 2.8 µs per rank, is in NCCL's formula (the choice) only: it is no step's.
+    {{{us(0.0), us(0.0), us(4.0)}, {us(0.0), us(0.0), us(4.0)}, {us(0.0), us(0.0), us(4.0)}}},
 }};
 
 /// Data bytes per wire byte: LL sends 4 bytes of data and a 4-byte flag in every 8 bytes, LL128
@@ -86,6 +91,12 @@ inline constexpr std::array<std::array<double, 3>, 4> kPerChMaxTreeBw{{
 /// (NVLSTree never runs on one node, whose column is 0 for Hopper and Blackwell).
 inline constexpr std::array<std::array<double, 3>, 4> kPerChMaxNvlsTreeBw{{
     {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 80.0}}};
+
+/// PAT in ncclTopoTuneModel (2.30.7): busBw x 0.75; its latency adds log2i(nNodes) x interLat / 3.5
+/// and 2.8 µs per rank ("still a linear part").
+inline constexpr double kPatFactor = 0.75;
+inline constexpr double kPatLogLatencyDivisor = 3.5;
+inline constexpr Time kPatLatencyPerRank = us(2.8);
 
 /// treeCorrectionFactor[protocol][log2(bytes / 64)], for sizes 64 B .. 256 MiB.
 inline constexpr PerProtocol<std::array<double, 23>> kTreeCorrection{{

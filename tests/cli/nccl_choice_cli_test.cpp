@@ -95,3 +95,25 @@ TEST_CASE("explain refuses more than 26 ranks with the helper counted, naming --
                   "(A..Z); expected --ranks 25 or fewer");
   CHECK(run_collsim({"explain", "--algorithm", "nvls", "--ranks", "25"}).code == 0);
 }
+
+TEST_CASE("NCCL's choice runs PAT for all-gather with one GPU per node, at small sizes", "[cli][nccl][pat]") {
+  const std::vector<std::string> one_gpu_nodes{"--gpus", "8", "--fabric", "switch", "--nodes", "8", "--link-bandwidth",
+                                               "300GB/s", "--net-bandwidth", "25GB/s", "--collective", "allgather",
+                                               "--algorithm", "nccl", "--protocol", "auto"};
+  auto small = one_gpu_nodes;
+  small.insert(small.end(), {"--size", "1M"});
+  const auto j = simulate_json(small);
+  // pat 42.4 + 1 MiB / 18.75 GB/s = 98.32 us (tests/unit/algo_pat_test.cpp) against ring LL128's 113.39.
+  CHECK(j["algorithm"] == "pat");
+  CHECK(j["algorithm_choice"].get<std::string>().find("pat/simple 98.32 us") != std::string::npos);
+  CHECK(j["protocol"] == "simple");
+  auto large = one_gpu_nodes;
+  large.insert(large.end(), {"--size", "1G"});
+  CHECK(simulate_json(large)["algorithm"] == "ring");
+  // Several GPUs per node: NCCL has no PAT (ncclPatEnable).
+  const auto a100 = simulate_json({"dgx-a100", "--collective", "allgather", "--algorithm", "nccl", "--size", "64K"});
+  CHECK(a100["algorithm"] == "ring");
+  check_bad_input({"simulate", "dgx-a100", "--collective", "allgather", "--algorithm", "pat", "--protocol", "ll128",
+                   "--size", "1M"},
+                  "--protocol: NCCL runs NVLS, NVLSTree and PAT with its simple protocol only");
+}

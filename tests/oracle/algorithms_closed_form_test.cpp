@@ -65,6 +65,7 @@ bool exempt(const algo::AlgorithmInfo& info, const algo::Request& req) {
   const bool equal = parts.front().size == parts.back().size;
   if (info.name == "halving-doubling") return !pow2 || !equal;
   if (info.name == "recursive-doubling") return !pow2 || (info.collective == Collective::AllGather && !equal);
+  if (info.name == "pat") return !equal;
   return false;
 }
 

@@ -171,6 +171,7 @@ TEST_CASE("built-in entries: the typed fields agree with the help text and the o
                         : info.name == "ring" && info.collective != sched::Collective::SendRecv ? algo::NcclFamily::Ring
                         : info.name == "nvls"  ? algo::NcclFamily::Nvls
                         : info.name == "nvls-tree" ? algo::NcclFamily::NvlsTree
+                        : info.name == "pat" ? algo::NcclFamily::Pat
                                                : algo::NcclFamily::None;
     CHECK(info.family == family);
     // Only an algorithm that needs hosts refuses 4 ranks on unknown hosts, and it builds on 2 x 2.

@@ -83,16 +83,17 @@ TEST_CASE("NCCL_ALGO lists: names, case, ^ and what is not modelled yet", "[nccl
   using F = algo::NcclFamily;
   CHECK(run::parse_nccl_algorithms("ring") == std::vector<F>{F::Ring});
   CHECK(run::parse_nccl_algorithms("Ring,TREE") == std::vector<F>{F::Tree, F::Ring});
-  CHECK(run::parse_nccl_algorithms("^nvls") == std::vector<F>{F::Tree, F::Ring, F::NvlsTree});
+  CHECK(run::parse_nccl_algorithms("^nvls") == std::vector<F>{F::Tree, F::Ring, F::NvlsTree, F::Pat});
   CHECK(run::parse_nccl_algorithms("NVLSTree") == std::vector<F>{F::NvlsTree});
   CHECK(run::parse_nccl_algorithms("nvls,ring,nvls") == std::vector<F>{F::Ring, F::Nvls});
-  CHECK_THROWS_WITH(run::parse_nccl_algorithms("pat"), Catch::Contains("pat is one of NCCL's algorithms that collsim "
-                                                                       "does not model yet"));
+  CHECK(run::parse_nccl_algorithms("PAT") == std::vector<F>{F::Pat});
+  CHECK_THROWS_WITH(run::parse_nccl_algorithms("collnetchain"),
+                    Catch::Contains("collnetchain is one of NCCL's algorithms that collsim does not model yet"));
   CHECK_THROWS_WITH(run::parse_nccl_algorithms("ring,,tree"), Catch::Contains("found \"\" in \"ring,,tree\""));
-  CHECK_THROWS_WITH(run::parse_nccl_algorithms("^ring,tree,nvls,nvlstree"), Catch::Contains("leaves no algorithm"));
+  CHECK_THROWS_WITH(run::parse_nccl_algorithms("^ring,tree,nvls,nvlstree,pat"), Catch::Contains("leaves no algorithm"));
   CHECK_THROWS_AS(run::parse_nccl_algorithms("fast"), run::RequestError);
-  // Leaving out one collsim does not model is harmless: NCCL_ALGO=^PAT keeps everything.
-  CHECK(run::parse_nccl_algorithms("^pat,nvls") == std::vector<F>{F::Tree, F::Ring, F::NvlsTree});
+  // Leaving out one collsim does not model is harmless: NCCL_ALGO=^CollNetDirect keeps everything.
+  CHECK(run::parse_nccl_algorithms("^collnetdirect,nvls") == std::vector<F>{F::Tree, F::Ring, F::NvlsTree, F::Pat});
 }
 
 TEST_CASE("NCCL's bandwidth caps: ring LL at llMaxBw, LL128 per channel, tree per channel", "[nccl][caps]") {

@@ -11,6 +11,7 @@
 #include "algorithms/nccl_tree_allreduce.hpp"
 #include "algorithms/nvls_allreduce.hpp"
 #include "algorithms/nvls_tree_allreduce.hpp"
+#include "algorithms/collnet_allreduce.hpp"
 #include "algorithms/pat_allgather.hpp"
 #include "algorithms/pat_reduce_scatter.hpp"
 #include "algorithms/ps_allreduce.hpp"
@@ -221,6 +222,15 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 .build = &build_halving_doubling_allgather, .steps = "log2 N (+2 if N is not a power of 2)",
                 .bytes_per_rank = "(N-1)/N*S (N a power of 2)", .closed_form = "log2(N)a + (N-1)P/B",
                 .closed_form_time = &halving_doubling_closed_form_time});
+  registry.add({.name = "collnet", .collective = Collective::AllReduce,
+                .description = "NCCL's CollNet Direct: a head per part in each host, the network's SHARP switch adds the "
+                               "hosts' sums and returns them (NVIDIA/nccl src/device/all_reduce.h runCollNetDirect)",
+                .build = &build_collnet_allreduce, .steps = "C + 3 (one host: C + 1)",
+                .bytes_per_rank = "2(S-P) in the host, P each way to the switch (P = S/L)",
+                .options = "C = ceil(P / --chunk-size); K hosts of L ranks (one host without them); across hosts a "
+                           "switch with \"sharp\": true; protocol simple; NCCL runs it only with NCCL_COLLNET_ENABLE=1",
+                .pipelined = true, .uses_hosts = true, .switch_reduction = true, .pipelines_parts = true,
+                .family = NcclFamily::CollNet});
   registry.add({.name = "pat", .collective = Collective::AllGather,
                 .description = "NCCL's PAT (Parallel Aggregated Trees, one GPU per node): Bruck's log-depth exchange, "
                                "each rank forwards what it holds to the rank 2^k before it (src/include/collectives.h)",

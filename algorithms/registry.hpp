@@ -64,6 +64,9 @@ enum class NcclFamily : std::uint8_t {
   /// NCCL_ALGO_NVLS_TREE (NVLS in each host, a tree between hosts): its row, NCCL's NVLSTree formula
   NvlsTree,
   Pat,  ///< NCCL_ALGO_PAT (all-gather, reduce-scatter with one GPU per node): its row, NCCL's PAT formula
+  /// NCCL_ALGO_COLLNET_DIRECT (the network's SHARP switch reduces across hosts): its row and formula;
+  /// NCCL weighs it only with NCCL_COLLNET_ENABLE=1, so NCCL's choice leaves it out (not nccl_default)
+  CollNet,
 };
 
 /// The options an algorithm reads from its Request beyond N, S and its collective's own: the
@@ -107,8 +110,9 @@ struct AlgorithmInfo {
   bool uses_hosts = false;
   /// Its schedule's helper ranks are the switches that reduce and multicast for the ranks, one per
   /// host in host order (NVLS: one; NVLSTree: one per host of more than one rank, none when every
-  /// host has one): the run places them on the NVLS switches (topologies/nvls.hpp) and refuses a
-  /// topology that has none.
+  /// host has one), or the network's (CollNet: one when the ranks span hosts): the run places them
+  /// on the NVLS switches (topologies/nvls.hpp) or the SHARP switch (topologies/sharp.hpp) and
+  /// refuses a topology that has none.
   bool switch_reduction = false;
   /// Its pipeline chunks cut each rank's part of a channel's share (S / channels / N), not the
   /// whole share: the op budget counts them so (NVLS).

@@ -15,6 +15,7 @@
 #include "topologies/model_params.hpp"
 #include "topologies/topology.hpp"
 #include "topologies/routes.hpp"
+#include "topologies/sharp.hpp"
 
 namespace collsim::run {
 namespace {
@@ -95,6 +96,7 @@ topo::AlgoFamily cost_family(algo::NcclFamily family) {
     case algo::NcclFamily::Nvls: return topo::AlgoFamily::Nvls;
     case algo::NcclFamily::NvlsTree: return topo::AlgoFamily::NvlsTree;
     case algo::NcclFamily::Pat: return topo::AlgoFamily::Pat;
+    case algo::NcclFamily::CollNet: return topo::AlgoFamily::CollNet;
     default: return topo::AlgoFamily::Ring;
   }
 }
@@ -108,6 +110,20 @@ topo::NvlsDomain find_nvls(const topo::Topology& topology, std::span<const topo:
                                  "({}); expected an NVSwitch of H100, H200, B200 or GB200 GPUs, or a switch with "
                                  "\"nvls\": true",
                                  ref(Field::Algorithm), ranks.size(), topology.name(), why));
+}
+
+// CollNet: the network's switch that reduces (InfiniBand SHARP) when the ranks span hosts.
+void find_sharp(Fidelity& f, const topo::Topology& topology, std::span<const topo::NodeId> ranks) {
+  const auto hosts = topo::host_indices(topology, ranks);
+  if (hosts.empty() || *std::max_element(hosts.begin(), hosts.end()) == 0) return;
+  std::string why;
+  const auto sharp = topo::sharp_switch(topology, &why);
+  if (!sharp)
+    throw RequestError(Field::Algorithm, "collnet",
+                       fmt::format("{}: CollNet needs a network switch that reduces for the hosts, and {}; expected "
+                                   "\"sharp\": true on the InfiniBand switch that has SHARP",
+                                   ref(Field::Algorithm), why));
+  f.reduction_switches.push_back(*sharp);
 }
 
 // NVLSTree: the switch that reduces in each host of more than one rank (host_indices' order), the
@@ -131,7 +147,7 @@ void find_nvls_tree(Fidelity& f, const topo::Topology& topology, std::span<const
                                      "{} of topology {} have none ({}); expected an NVSwitch of H100, H200, B200 or "
                                      "GB200 GPUs, or a switch with \"nvls\": true",
                                      ref(Field::Algorithm), gpus.size(), h, topology.name(), why));
-    f.nvls_switches.push_back(d->nvswitch);
+    f.reduction_switches.push_back(d->nvswitch);
     if (!f.nvls) {
       f.nvls = d;
       continue;
@@ -200,9 +216,10 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
   const bool nvls = family == algo::NcclFamily::Nvls || family == algo::NcclFamily::NvlsTree;
   if (family == algo::NcclFamily::Nvls && rank_to_node.size() > 1) {
     f.nvls = find_nvls(topology, rank_to_node);
-    f.nvls_switches.push_back(f.nvls->nvswitch);
+    f.reduction_switches.push_back(f.nvls->nvswitch);
   }
   if (family == algo::NcclFamily::NvlsTree && rank_to_node.size() > 1) find_nvls_tree(f, topology, rank_to_node, paths);
+  if (family == algo::NcclFamily::CollNet) find_sharp(f, topology, rank_to_node);
   topo::ModelParams topology_params = topology.params();
   if (f.nvls) {
     // The topology's channels are its rings'; NVLS runs NCCL's NVLS channel count unless a
@@ -243,10 +260,10 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
   }
 
   // NCCL runs NVLS, NVLSTree and PAT with Simple only (ncclTopoTuneModel skips their other protocols).
-  const bool simple_only = nvls || family == algo::NcclFamily::Pat;
+  const bool simple_only = nvls || family == algo::NcclFamily::Pat || family == algo::NcclFamily::CollNet;
   if (simple_only && choice && *choice != topo::ProtocolChoice::Auto && *choice != topo::ProtocolChoice::Simple)
     throw RequestError(Field::Protocol, std::string(topo::protocol_choice_name(*choice)),
-                       fmt::format("{}: NCCL runs NVLS, NVLSTree and PAT with its simple protocol only "
+                       fmt::format("{}: NCCL runs NVLS, NVLSTree, PAT and CollNet with its simple protocol only "
                                    "(ncclTopoTuneModel), but {} gave {}; expected simple or auto",
                                    ref(Field::Protocol), f.protocol_source, topo::protocol_choice_name(*choice)));
   if (choice) {

@@ -43,11 +43,11 @@ struct Fidelity {
   /// NVLS: the switch that reduces for the ranks and NCCL's constants there (set for the Nvls
   /// family on more than one rank; its efficiency is already in costs.bandwidth_factor).
   std::optional<topo::NvlsDomain> nvls;
-  /// The switches that reduce, one per host of more than one rank in host order (NVLS: its one
-  /// switch; NVLSTree: each host's), where the run places a switch_reduction schedule's helpers.
-  /// With several, `nvls` holds the first one's, the smallest efficiency and NCCL's channel count
-  /// for that many nodes.
-  std::vector<topo::NodeId> nvls_switches;
+  /// The switches that reduce, where the run places a switch_reduction schedule's helpers, in
+  /// order: NVLS its one switch; NVLSTree each host's of more than one rank, in host order (`nvls`
+  /// then holds the first one's, the smallest efficiency and NCCL's channel count for that many
+  /// nodes); CollNet the network's "sharp" switch when the ranks span hosts.
+  std::vector<topo::NodeId> reduction_switches;
 };
 
 /// What the options protocol, channels and slice set, as the top layer of parameters. Throws

@@ -102,7 +102,9 @@ Formula parse_formula(std::string_view text) {
 std::vector<algo::NcclFamily> parse_nccl_algorithms(std::string_view text) {
   const bool exclude = text.starts_with('^');
   const std::string_view list = exclude ? text.substr(1) : text;
-  // NCCL's names (ncclAlgoStr, src/graph/tuning.cc); the last two are not modelled yet.
+  // NCCL's names (ncclAlgoStr, src/graph/tuning.cc). NCCL weighs its CollNet algorithms only with
+  // NCCL_COLLNET_ENABLE=1 and a SHARP plugin (ncclTopoTuneModel disables them otherwise), so its
+  // default choice never runs them; collsim runs CollNet Direct as --algorithm collnet.
   constexpr std::array<std::pair<std::string_view, algo::NcclFamily>, 5> kModelled{
       {{"tree", algo::NcclFamily::Tree},
        {"ring", algo::NcclFamily::Ring},
@@ -120,13 +122,14 @@ std::vector<algo::NcclFamily> parse_nccl_algorithms(std::string_view text) {
     if (it != kModelled.end()) {
       named.push_back(it->second);
     } else if (std::find(kLater.begin(), kLater.end(), name) != kLater.end()) {
-      if (exclude) {  // leaving out one collsim does not model changes nothing
+      if (exclude) {  // leaving out one NCCL's default never runs changes nothing
         start = comma + 1;
         continue;
       }
       throw RequestError(Field::NcclAlgo, std::string(text),
-                         fmt::format("{}: {} is one of NCCL's algorithms that collsim does not model yet; expected "
-                                     "ring, tree, nvls, nvlstree or pat",
+                         fmt::format("{}: {} is one of NCCL's CollNet algorithms, which NCCL weighs only with "
+                                     "NCCL_COLLNET_ENABLE=1 and a SHARP plugin; expected ring, tree, nvls, nvlstree or "
+                                     "pat, or --algorithm collnet to run CollNet Direct",
                                      ref(Field::NcclAlgo), name));
     } else {
       throw RequestError(Field::NcclAlgo, std::string(text),

@@ -43,8 +43,8 @@ void check_count(Field field, std::uint64_t value, std::uint64_t min, std::uint6
 /// NCCL_ALGO's form (NVIDIA/nccl 2.30.7 src/graph/tuning.cc parseList): comma-separated NCCL
 /// algorithm names, case ignored, of which collsim has ring, tree, nvls, nvlstree and pat; a leading
 /// ^ keeps all but those. Returns the families allowed, in that order. Throws RequestError
-/// (Field::NcclAlgo) for an empty list, a name NCCL does not have, or one collsim does not model
-/// yet (collnetdirect, collnetchain).
+/// (Field::NcclAlgo) for an empty list, a name NCCL does not have, or one of NCCL's CollNet
+/// algorithms (collnetdirect, collnetchain), which NCCL's default choice never weighs.
 [[nodiscard]] std::vector<algo::NcclFamily> parse_nccl_algorithms(std::string_view text);
 /// An element type (validation::parse_dtype).
 [[nodiscard]] validation::DType parse_dtype(std::string_view text);

@@ -272,7 +272,7 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
   place_helpers(topology, options.ps_node, rank_to_node);
   // NVLS, NVLSTree: the schedule's helpers are the switches that reduce (resolve_fidelity found them).
   if (algorithm.switch_reduction)
-    rank_to_node.insert(rank_to_node.end(), fidelity.nvls_switches.begin(), fidelity.nvls_switches.end());
+    rank_to_node.insert(rank_to_node.end(), fidelity.reduction_switches.begin(), fidelity.reduction_switches.end());
   std::string chunk_source = fit_chunk_size(algorithm, request, fidelity, options.chunk_size.has_value());
   const Bytes chunk = algorithm.pipelined ? request.chunk_size : 0;
   if (ops != Ops::Materialised && algorithm.stream != nullptr && fidelity.channels == 1 && fidelity.slice == 0 &&

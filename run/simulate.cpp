@@ -139,13 +139,13 @@ Plan schedule_plan(const SimulationRequest& r, sched::Schedule schedule, const t
                                        schedule.header.size, std::nullopt);
   place_helpers(topology, r.options.ps_node, rank_to_node);
   if (on_switch) {
-    if (fidelity.nvls_switches.size() != schedule.header.helpers)
+    if (fidelity.reduction_switches.size() != schedule.header.helpers)
       throw RequestError(Field::Schedule, r.schedule,
                          fmt::format("{}: {} has {} switch rank(s), but its ranks on topology {} have {} switch(es) "
                                      "that reduce; expected one per host of more than one rank",
                                      ref(Field::Schedule), r.schedule, schedule.header.helpers, topology.name(),
-                                     fidelity.nvls_switches.size()));
-    rank_to_node.insert(rank_to_node.end(), fidelity.nvls_switches.begin(), fidelity.nvls_switches.end());
+                                     fidelity.reduction_switches.size()));
+    rank_to_node.insert(rank_to_node.end(), fidelity.reduction_switches.begin(), fidelity.reduction_switches.end());
   }
   Plan plan{std::move(schedule), std::move(rank_to_node), std::nullopt, std::move(fidelity)};
   naming_size(r, [&] { apply_slicing(plan, topology); });

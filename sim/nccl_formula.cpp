@@ -51,7 +51,8 @@ double bus_GBps(const NcclFormulaInput& in, const topo::ModelParams& params) {
 
 std::optional<Time> nccl_formula_time(const NcclFormulaInput& in, const topo::ModelParams& params) {
   if (in.ranks <= 1) return Time{0};
-  if ((in.family == AlgoFamily::Tree || in.family == AlgoFamily::Nvls || in.family == AlgoFamily::NvlsTree) &&
+  if ((in.family == AlgoFamily::Tree || in.family == AlgoFamily::Nvls || in.family == AlgoFamily::NvlsTree ||
+       in.family == AlgoFamily::CollNet) &&
       in.collective != Collective::AllReduce)
     return std::nullopt;
   if (in.bus_bandwidth.bits_per_s == 0) return std::nullopt;
@@ -101,6 +102,23 @@ std::optional<Time> nccl_formula_time(const NcclFormulaInput& in, const topo::Mo
     const double lat = us_of(params.base_latency_or_default(AlgoFamily::NvlsTree, p)) +
                        2.0 * log2_floor(nodes) * us_of(params.step_latency_or_default(inter_row, LinkClass::Network, p));
     return saturating_ceil_ps((lat + static_cast<double>(in.size) / (1000.0 * bus * n / steps)) * 1e6);
+  }
+  if (in.family == AlgoFamily::CollNet) {
+    if (in.collective != Collective::AllReduce || p != Protocol::Simple || nodes <= 1) return std::nullopt;
+    // ncclTopoTuneModel (tuning.cc, 2.30.7), CollNet Direct: bw = bwIntra (a NIC per GPU, so its
+    // GPU/NIC factor is 1), x0.85 from Hopper on, algbw half of it; latency 2(min(1, ppn-1)·intraLat
+    // + (ppn-1)·0.4) + interLat. collsim keeps interLat as two network steps (nccl_tuning.hpp).
+    const double ppn = static_cast<double>(n) / nodes;
+    double bus = static_cast<double>((in.intra_bandwidth.bits_per_s ? in.intra_bandwidth : in.bus_bandwidth).bits_per_s) /
+                 8e9 * params.protocol_efficiency_or_default(p);
+    if (in.arch && *in.arch >= topo::GpuArch::Hopper) bus *= nccl::kCollNetHopperFactor;
+    if (bus <= 0) return std::nullopt;
+    const double intra = us_of(params.step_latency_or_default(AlgoFamily::CollNet, in.intra, p));
+    const double inter = ppn == 1 ? us_of(params.step_latency_or_default(AlgoFamily::Tree, LinkClass::Network, p))
+                                  : 2 * us_of(params.step_latency_or_default(AlgoFamily::CollNet, LinkClass::Network, p));
+    const double lat = us_of(params.base_latency_or_default(AlgoFamily::CollNet, p)) +
+                       2 * (std::min(1.0, ppn - 1) * intra + (ppn - 1) * us_of(nccl::kCollNetArityLatency)) + inter;
+    return saturating_ceil_ps((lat + static_cast<double>(in.size) / (1000.0 * bus * 0.5)) * 1e6);
   }
   if (in.family == AlgoFamily::Pat) {
     // ncclPatEnable: one GPU per node; PAT runs all-gather and reduce-scatter with Simple only.

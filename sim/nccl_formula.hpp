@@ -15,6 +15,8 @@
 //          ratio = N / (2(N-1)); all-reduce across nodes with Simple only.
 //   pat:   latency = 8 µs + log2(nodes)·hop(tree, network)/3.5 + 2.8 µs·N, busbw = 0.75·B taken as the
 //          algbw; all-gather and reduce-scatter with one GPU per node and Simple only.
+//   collnet: latency = 2(min(1, L-1)·hop(intra) + 0.4 µs·(L-1)) + hop(network) there and back,
+//          busbw = B_intra (x0.85 from Hopper on), ratio = 1/2; all-reduce across nodes, Simple only.
 // busbw is the per-GPU bandwidth along the ring (bottleneck of a rank's route to its neighbour
 // times the link class's efficiency) times the protocol's factor, capped as NCCL caps it
 // (llMaxBws for LL, perChMaxRingLL128Bws, perChMaxTreeBws and perChMaxTreeLL128Bws times the

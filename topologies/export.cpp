@@ -50,6 +50,7 @@ std::string normalized_json(const Topology& t) {
     // 0 means "not given": the GPU's model then sets the rate (gpu_models.hpp).
     if (n.reduce_bandwidth.bits_per_s != 0) jn["reduce_bandwidth"] = fmt::format("{}b/s", n.reduce_bandwidth.bits_per_s);
     if (n.nvls) jn["nvls"] = *n.nvls;
+    if (n.sharp) jn["sharp"] = true;
     nodes.push_back(std::move(jn));
   }
   auto& links = j["links"] = nlohmann::ordered_json::array();

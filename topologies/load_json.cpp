@@ -37,7 +37,7 @@ Topology parse_topology_json(std::string_view text, std::string_view where, std:
     const std::string path = fmt::format("/nodes/{}", i);
     const json& jn = jnodes[i];
     if (!jn.is_object()) rd.fail(path, fmt::format("found {}, expected an object {{\"id\", \"type\"}}", brief(jn)));
-    rd.only_keys(jn, path, {"id", "type", "model", "host", "reduce_bandwidth", "nvls"});
+    rd.only_keys(jn, path, {"id", "type", "model", "host", "reduce_bandwidth", "nvls", "sharp"});
     Node node;
     node.id = rd.string_at(rd.member(jn, path, "id", "a unique string"), path + "/id", "a non-empty string");
     const std::string type =
@@ -54,6 +54,10 @@ Topology parse_topology_json(std::string_view text, std::string_view where, std:
     if (auto it = jn.find("nvls"); it != jn.end()) {
       if (node.type != NodeType::Switch) rd.fail(path + "/nvls", "only a switch reduces in the network; expected the key on a switch node");
       node.nvls = rd.bool_at(*it, path + "/nvls");
+    }
+    if (auto it = jn.find("sharp"); it != jn.end()) {
+      if (node.type != NodeType::Switch) rd.fail(path + "/sharp", "only a switch reduces in the network; expected the key on a switch node");
+      node.sharp = rd.bool_at(*it, path + "/sharp");
     }
     if (!index.emplace(node.id, static_cast<NodeId>(nodes.size())).second)
       rd.fail(path + "/id", fmt::format("duplicate node id \"{}\", expected ids to be unique", node.id));

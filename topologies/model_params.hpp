@@ -39,11 +39,11 @@ enum class ProtocolChoice : std::uint8_t { LL, LL128, Simple, Auto };
 enum class LinkClass : std::uint8_t { NvLink, Pcie, Network };
 /// NCCL's latency tables have a ring row, a tree row and an NVLS row; every other algorithm uses
 /// the ring's.
-enum class AlgoFamily : std::uint8_t { Ring, Tree, Nvls, NvlsTree, Pat };
+enum class AlgoFamily : std::uint8_t { Ring, Tree, Nvls, NvlsTree, Pat, CollNet };
 
 inline constexpr std::size_t kProtocols = 3;
 inline constexpr std::size_t kLinkClasses = 3;
-inline constexpr std::size_t kFamilies = 5;
+inline constexpr std::size_t kFamilies = 6;
 
 template <class T>
 using PerProtocol = std::array<T, kProtocols>;
@@ -67,7 +67,8 @@ inline constexpr auto kLinkClassNames =
 inline constexpr auto kFamilyNames = make_enum_names<AlgoFamily>(
     {{AlgoFamily::Ring, "ring"}, {AlgoFamily::Tree, "tree"}, {AlgoFamily::Nvls, "nvls"},
      {AlgoFamily::NvlsTree, "nvlstree"},
-     {AlgoFamily::Pat, "pat"}});
+     {AlgoFamily::Pat, "pat"},
+     {AlgoFamily::CollNet, "collnet"}});
 
 /// "ll", "ll128", "simple".
 std::string_view protocol_name(Protocol p) noexcept;
@@ -77,7 +78,7 @@ std::string_view protocol_choice_name(ProtocolChoice p) noexcept;
 std::optional<ProtocolChoice> parse_protocol_choice(std::string_view s) noexcept;
 /// "nvlink", "pcie", "network".
 std::string_view link_class_name(LinkClass c) noexcept;
-/// "ring", "tree", "nvls", "nvlstree", "pat".
+/// "ring", "tree", "nvls", "nvlstree", "pat", "collnet".
 std::string_view family_name(AlgoFamily f) noexcept;
 /// The class of a link type: nvlink, nvswitch and xgmi are NVLink-class; pcie and upi PCIe-class;
 /// infiniband, ethernet, roce and network are network-class.

@@ -31,6 +31,7 @@ inline constexpr PerFamily<PerProtocol<Time>> kBaseLatency{{
     {us(0.0), us(0.0), us(25.0)},  // nvls
     {us(0.0), us(0.0), us(25.0)},  // nvlstree: NCCL's baseLat 0 + its one intra-node latency, as for NVLS
     {us(8.0), us(8.0), us(8.0)},   // pat
+    {us(0.0), us(0.0), us(0.0)},   // collnet (Direct)
 }};
 
 /// hwLat[family][class][protocol]: the cost of one step of the algorithm over a link class.
@@ -53,6 +54,10 @@ inline constexpr PerFamily<PerClass<PerProtocol<Time>>> kStepLatency{{
     // per log2 step, with interLat = hwLat[NET][TREE][SIMPLE] = 14 µs for one GPU per node: 4.0 µs.
     // Its linear part, 2.8 µs per rank, is in NCCL's formula (the choice) only: it is no step's.
     {{{us(0.0), us(0.0), us(4.0)}, {us(0.0), us(0.0), us(4.0)}, {us(0.0), us(0.0), us(4.0)}}},
+    // collnet (Direct): hwLat[NVLINK|PCI][COLLNET_DIRECT][SIMPLE] = 3.7 µs a step inside the host;
+    // NCCL charges one hwLat[NET][COLLNET_DIRECT][SIMPLE] = 31 µs for the way to the switch and back,
+    // which collsim's schedule takes in two steps of 15.5 µs.
+    {{{us(0.0), us(0.0), us(3.7)}, {us(0.0), us(0.0), us(3.7)}, {us(0.0), us(0.0), us(15.5)}}},
 }};
 
 /// Data bytes per wire byte: LL sends 4 bytes of data and a 4-byte flag in every 8 bytes, LL128
@@ -97,6 +102,11 @@ inline constexpr std::array<std::array<double, 3>, 4> kPerChMaxNvlsTreeBw{{
 inline constexpr double kPatFactor = 0.75;
 inline constexpr double kPatLogLatencyDivisor = 3.5;
 inline constexpr Time kPatLatencyPerRank = us(2.8);
+
+/// CollNet Direct in ncclTopoTuneModel (2.30.7): busBw x0.85 from compute capability 9.0 on, and
+/// 0.4 µs of "arity serialization" per local rank past the first.
+inline constexpr double kCollNetHopperFactor = 0.85;
+inline constexpr Time kCollNetArityLatency = us(0.4);
 
 /// treeCorrectionFactor[protocol][log2(bytes / 64)], for sizes 64 B .. 256 MiB.
 inline constexpr PerProtocol<std::array<double, 23>> kTreeCorrection{{

@@ -68,6 +68,9 @@ struct Node {
   /// the file's "nvls" says; unset: an NVSwitch does when all its GPUs' models have NVLS (H100,
   /// H200, B200, GB200: topologies/nvls.hpp).
   std::optional<bool> nvls{};
+  /// Switches: whether it reduces what the hosts send it and returns the sum to each (InfiniBand
+  /// SHARP, NCCL's CollNet), as the file's "sharp" says; false unless it says true.
+  bool sharp = false;
 };
 
 /// One link as a topology file gives it (both directions).

@@ -99,12 +99,12 @@ TEST_CASE("merge joins complete shards, in any order, into the unsharded file, C
   // A shard's lines: its sweep, I/K and the rows of the whole sweep first; its skipped rows last.
   const auto part1 = lines_of(read_file(dir / "part1.csv"));
   CHECK(part1.front().starts_with("# collsim sweep shard=1/3 sweep="));
-  CHECK(part1.front().ends_with(" rows=144 format=csv"));
-  // Of each GPU count's 48 rows, the generated ring has no switch that reduces for nvls and
+  CHECK(part1.front().ends_with(" rows=153 format=csv"));
+  // Of each GPU count's 51 rows, the generated ring has no switch that reduces for nvls and
   // nvls-tree (the 6th and 7th all-reduce algorithms: rows 15..20) and no hosts for hierarchical (the
-  // 11th: rows 30..32); shard 1/3 holds the second of each three, 16 + 48k, 19 + 48k and 31 + 48k,
+  // 12th: rows 33..35); shard 1/3 holds the second of each three, 16 + 51k, 19 + 51k and 34 + 51k,
   // and writes runs of its own consecutive rows as ranges.
-  CHECK(part1.back() == "# collsim sweep shard=1/3 end skipped=16-19,31,64-67,79,112-115,127");
+  CHECK(part1.back() == "# collsim sweep shard=1/3 end skipped=16-19,34,67-70,85,118-121,136");
   // plot reads a shard's CSV (its two lines left out), and the unsharded CSV has no such line.
   const auto table = collsim::reports::parse_table(read_file(dir / "part1.csv"));
   CHECK(table.rows.size() == part1.size() - 3);

@@ -26,7 +26,7 @@ TEST_CASE("the nccl-algo flag is checked and belongs to --algorithm nccl", "[cli
   check_bad_input({"simulate", "dgx-b200", "--nccl-algo", "ring", "--size", "1M"},
                   "--nccl-algo: only with --algorithm nccl, whose choice it restricts; found --algorithm ring");
   check_bad_input({"simulate", "dgx-b200", "--algorithm", "nccl", "--nccl-algo", "collnetdirect", "--size", "1M"},
-                  "--nccl-algo: collnetdirect is one of NCCL's algorithms that collsim does not model yet");
+                  "--nccl-algo: collnetdirect is one of NCCL's CollNet algorithms");
   check_bad_input({"simulate", "dgx-a100", "--algorithm", "nccl", "--nccl-algo", "nvls", "--size", "1M"},
                   "--algorithm nccl: none of NCCL's algorithms can run allreduce here; nvls:");
 }
@@ -115,5 +115,5 @@ TEST_CASE("NCCL's choice runs PAT for all-gather with one GPU per node, at small
   CHECK(a100["algorithm"] == "ring");
   check_bad_input({"simulate", "dgx-a100", "--collective", "allgather", "--algorithm", "pat", "--protocol", "ll128",
                    "--size", "1M"},
-                  "--protocol: NCCL runs NVLS, NVLSTree and PAT with its simple protocol only");
+                  "--protocol: NCCL runs NVLS, NVLSTree, PAT and CollNet with its simple protocol only");
 }

@@ -66,7 +66,7 @@ TEST_CASE("nvls is refused where no switch reduces and with LL protocols", "[cli
   check_bad_input({"simulate", "dgx-h100-2node-ib400", "--algorithm", "nvls", "--size", "1M"},
                   "NVLS needs one switch that reduces for all 16 ranks");
   check_bad_input({"simulate", "dgx-h100", "--algorithm", "nvls", "--protocol", "ll", "--size", "1M"},
-                  "--protocol: NCCL runs NVLS, NVLSTree and PAT with its simple protocol only");
+                  "--protocol: NCCL runs NVLS, NVLSTree, PAT and CollNet with its simple protocol only");
   const auto off = temp_file("nvls-off.json", R"({"name": "off", "nodes": [
       {"id": "g0", "type": "gpu", "model": "H100"}, {"id": "g1", "type": "gpu", "model": "H100"},
       {"id": "sw", "type": "switch", "nvls": false}],

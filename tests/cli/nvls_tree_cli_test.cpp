@@ -90,5 +90,5 @@ TEST_CASE("nvls-tree is refused where a host has no switch that reduces, and wit
   check_bad_input({"simulate", "dgx-a100-2node", "--algorithm", "nvls-tree", "--size", "1M"},
                   "has no NVLink SHARP");
   check_bad_input({"simulate", "dgx-h100-2node-ib400", "--algorithm", "nvls-tree", "--protocol", "ll", "--size", "1M"},
-                  "--protocol: NCCL runs NVLS, NVLSTree and PAT with its simple protocol only");
+                  "--protocol: NCCL runs NVLS, NVLSTree, PAT and CollNet with its simple protocol only");
 }

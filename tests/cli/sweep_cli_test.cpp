@@ -108,8 +108,9 @@ TEST_CASE("sweep --algorithms all runs every algorithm of each collective and sk
   // The registry's all-reduce and all-gather algorithms (collsim algorithms); hierarchical needs
   // several hosts and nvls and nvls-tree a switch that reduces, so a generated ring skips the three
   // and says so (9 rows each, the first an nvls one).
+  // collnet with no hosts is one host's direct all-reduce: it runs.
   CHECK(allreduce == std::set<std::string>{"ring", "direct", "tree", "double-tree", "nccl-tree", "halving-doubling",
-                                           "recursive-doubling", "ps"});
+                                           "recursive-doubling", "ps", "collnet"});
   CHECK(allgather == std::set<std::string>{"ring", "direct", "halving-doubling", "recursive-doubling", "pat"});
   CHECK_THAT(r.err, Catch::Contains("skipped 27 row(s) that an algorithm cannot run, first nvls") &&
                        Catch::Contains("NVLS needs one switch that reduces"));

@@ -172,6 +172,7 @@ TEST_CASE("built-in entries: the typed fields agree with the help text and the o
                         : info.name == "nvls"  ? algo::NcclFamily::Nvls
                         : info.name == "nvls-tree" ? algo::NcclFamily::NvlsTree
                         : info.name == "pat" ? algo::NcclFamily::Pat
+                        : info.name == "collnet" ? algo::NcclFamily::CollNet
                                                : algo::NcclFamily::None;
     CHECK(info.family == family);
     // Only an algorithm that needs hosts refuses 4 ranks on unknown hosts, and it builds on 2 x 2.

@@ -80,7 +80,7 @@ TEST_CASE("enum tables: the lists are the strings the messages print") {
   // A parameter file's table keys.
   CHECK(topo::kProtocolNames.list() == "ll, ll128, simple");
   CHECK(topo::kLinkClassNames.list() == "nvlink, pcie, network");
-  CHECK(topo::kFamilyNames.list() == "ring, tree, nvls, nvlstree, pat");
+  CHECK(topo::kFamilyNames.list() == "ring, tree, nvls, nvlstree, pat, collnet");
   CHECK(topo::node_type_names() == "gpu, switch, cpu, nic");
   CHECK(topo::link_type_names() == "nvlink, nvswitch, pcie, infiniband, ethernet, roce, xgmi, upi, network");
   CHECK(topo::kDuplexNames.list(ListStyle::QuotedOr) == "\"full\" or \"half\"");

@@ -88,7 +88,8 @@ TEST_CASE("NCCL_ALGO lists: names, case, ^ and what is not modelled yet", "[nccl
   CHECK(run::parse_nccl_algorithms("nvls,ring,nvls") == std::vector<F>{F::Ring, F::Nvls});
   CHECK(run::parse_nccl_algorithms("PAT") == std::vector<F>{F::Pat});
   CHECK_THROWS_WITH(run::parse_nccl_algorithms("collnetchain"),
-                    Catch::Contains("collnetchain is one of NCCL's algorithms that collsim does not model yet"));
+                    Catch::Contains("collnetchain is one of NCCL's CollNet algorithms, which NCCL weighs only with "
+                                    "NCCL_COLLNET_ENABLE=1"));
   CHECK_THROWS_WITH(run::parse_nccl_algorithms("ring,,tree"), Catch::Contains("found \"\" in \"ring,,tree\""));
   CHECK_THROWS_WITH(run::parse_nccl_algorithms("^ring,tree,nvls,nvlstree,pat"), Catch::Contains("leaves no algorithm"));
   CHECK_THROWS_AS(run::parse_nccl_algorithms("fast"), run::RequestError);

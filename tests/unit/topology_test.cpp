@@ -289,11 +289,14 @@ TEST_CASE("the schema lists every key the bundled files use, and the loader acce
     b[key] = sample_value(key, prop);
   }
   b["id"] = "b";
-  // "nvls" belongs on a switch (a GPU with it is refused): a third node, the switch, carries it.
-  REQUIRE(a.contains("nvls"));
-  a.erase("nvls");
-  b.erase("nvls");
-  const json sw{{"id", "s"}, {"type", "switch"}, {"nvls", true}};
+  // "nvls" and "sharp" belong on a switch (a GPU with them is refused): a third node, the switch,
+  // carries them.
+  for (const char* key : {"nvls", "sharp"}) {
+    REQUIRE(a.contains(key));
+    a.erase(key);
+    b.erase(key);
+  }
+  const json sw{{"id", "s"}, {"type", "switch"}, {"nvls", true}, {"sharp", true}};
   json link = json::object();
   for (const auto& [key, prop] : link_schema.at("properties").items()) link[key] = sample_value(key, prop);
   d["nodes"] = json::array({a, b, sw});

@@ -112,6 +112,31 @@ topo::NvlsDomain find_nvls(const topo::Topology& topology, std::span<const topo:
                                  ref(Field::Algorithm), ranks.size(), topology.name(), why));
 }
 
+// NCCL's channel count for a size (topoGetAlgoInfo, src/enqueue.cc, 2.30.7): for its ring, tree and
+// PAT, the channels drop one by one while S < nc · nt · threshold, nt its threads per channel
+// (ncclTopoTuneModel: 512 for LL and Simple, 256 for the ring's Simple where the ring's bandwidth
+// is at most PCI_BW = 12 GB/s, 640 for LL128) and threshold NCCL_*_THREAD_THRESHOLD (LL 8, times
+// the ranks on the ring; LL128 8; Simple 64: src/include/comm.h). Only channels the topology set
+// drop: a count given by a parameter file or --channels stays.
+void reduce_channels(Fidelity& f, algo::NcclFamily family, std::size_t ranks, Bytes size, const topo::Topology& topology,
+                     std::span<const topo::NodeId> rank_to_node, sched::Collective collective, topo::PathTable* paths) {
+  if (family != algo::NcclFamily::Ring && family != algo::NcclFamily::Tree && family != algo::NcclFamily::Pat) return;
+  const topo::Protocol p = *f.protocol;
+  Bytes threads = p == topo::Protocol::LL128 ? 640 : 512;
+  if (p == topo::Protocol::Simple && family == algo::NcclFamily::Ring) {
+    const auto in = formula_input(f.params, topology, rank_to_node, topo::AlgoFamily::Ring, collective, size, f.channels,
+                                  paths);
+    if (static_cast<double>(in.bus_bandwidth.bits_per_s) / 8e9 <= 12.0) threads = 256;
+  }
+  Bytes threshold = p == topo::Protocol::Simple ? 64 : 8;
+  if (p == topo::Protocol::LL && family == algo::NcclFamily::Ring) threshold *= ranks;
+  const std::uint32_t before = f.channels;
+  while (f.channels >= 2 && size < Bytes{f.channels} * threads * threshold) --f.channels;
+  if (f.channels != before)
+    f.channels_source = fmt::format("{}: {}, fewer for this size as NCCL runs it (topoGetAlgoInfo, src/enqueue.cc)",
+                                    f.channels_source, before);
+}
+
 // CollNet: the network's switch that reduces (InfiniBand SHARP) when the ranks span hosts.
 void find_sharp(Fidelity& f, const topo::Topology& topology, std::span<const topo::NodeId> ranks) {
   const auto hosts = topo::host_indices(topology, ranks);
@@ -227,6 +252,7 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
     topology_params.channels = f.nvls->channels;
   }
   apply(topology_params, fmt::format("topology {}", topology.name()));
+  const std::string topology_channels = f.channels_source;  // later layers replace it
   if (f.nvls)
     f.channels_source = fmt::format("NCCL's NVLS channels for these GPUs (ncclNvlsTuning, src/transport/nvls.cc, "
                                     "2.30.7)");
@@ -285,6 +311,9 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
       f.protocol = static_cast<topo::Protocol>(*choice);
     }
   }
+  f.nccl_channels = f.channels;
+  if (request && f.protocol && f.channels_source == topology_channels)
+    reduce_channels(f, family, rank_to_node.size(), size, topology, rank_to_node, collective, paths);
   // Slices: as set, else NCCL's slice for the protocol in use, else none.
   if (slice) {
     f.slice = *slice;
@@ -303,7 +332,7 @@ std::optional<Time> nccl_model_time(const Fidelity& f, const topo::Topology& top
                                     std::span<const topo::NodeId> rank_to_node, std::string_view algorithm,
                                     sched::Collective collective, Bytes size, topo::PathTable* paths) {
   if (f.nccl == algo::NcclFamily::None) return std::nullopt;
-  auto in = formula_input(f.params, topology, rank_to_node, cost_family(f.nccl), collective, size, f.channels, paths);
+  auto in = formula_input(f.params, topology, rank_to_node, cost_family(f.nccl), collective, size, f.nccl_channels, paths);
   in.nvls_efficiency = f.nvls ? f.nvls->efficiency : 0.0;
   in.protocol = f.protocol ? *f.protocol : sim::nccl_pick_protocol(in, f.params, in.intra == topo::LinkClass::NvLink);
   const auto t = sim::nccl_formula_time(in, f.params);

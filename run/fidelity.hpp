@@ -30,6 +30,9 @@ struct Fidelity {
   std::string protocol_source = "default";
   std::uint32_t channels = 1;
   std::string channels_source = "default";
+  /// The channels NCCL's cost model weighs (its nChannels): `channels` before NCCL's reduction for
+  /// small sizes (topoGetAlgoInfo), which applies to the run only.
+  std::uint32_t nccl_channels = 1;
   Bytes slice = 0;                         ///< 0: chunks move whole
   std::string slice_source = "default";
   bool slice_requested = false;            ///< the request's slice option set it (a too-fine one is refused)

@@ -117,3 +117,18 @@ TEST_CASE("NCCL's choice runs PAT for all-gather with one GPU per node, at small
                    "--size", "1M"},
                   "--protocol: NCCL runs NVLS, NVLSTree, PAT and CollNet with its simple protocol only");
 }
+
+TEST_CASE("NCCL's channels for a size: fewer at small sizes, as topoGetAlgoInfo runs them", "[cli][nccl][channels]") {
+  // dgx-a100, ring LL on 8 ranks: threshold 8 x 8 ranks, 512 threads: 32 KiB a channel
+  // (src/enqueue.cc, src/include/comm.h): 64 KiB runs on 2 channels, 1 KiB on 1.
+  const auto k64 = simulate_json({"dgx-a100", "--size", "64K"});
+  CHECK(k64["protocol"] == "ll");
+  CHECK(k64["channels"] == 2);
+  CHECK(k64["channels_source"] == "topology dgx-a100: 24, fewer for this size as NCCL runs it (topoGetAlgoInfo, "
+                                  "src/enqueue.cc)");
+  CHECK(simulate_json({"dgx-a100", "--size", "1K"})["channels"] == 1);
+  // LL128 needs 640 x 8 = 5,120 B a channel: 1 MiB keeps all 24.
+  CHECK(simulate_json({"dgx-a100", "--size", "1M"})["channels"] == 24);
+  // A count asked for stays.
+  CHECK(simulate_json({"dgx-a100", "--size", "1K", "--channels", "24"})["channels"] == 24);
+}

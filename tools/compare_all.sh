@@ -20,8 +20,10 @@ runs=(
   # sizes, ring on every channel for the all-gather; compare predicts NCCL's choice by default.
   "b200_vultr_8gpu_allreduce.txt|dgx-b200 --ranks 8 --collective allreduce"
   "b200_vultr_2node_allgather.txt|dgx-b200-2node-ib400 --ranks 16 --collective allgather"
-  # NCCL's default ran NVLSTree, which collsim does not build yet: its choice is ring or nccl-tree.
+  # NCCL's default ran NVLSTree, which NCCL's choice picks from 32 MiB.
   "h100_gjaion_4node_default.txt|dgx-h100-4node-ib400 --ranks 32 --collective allreduce"
+  # 4 RTX 4090 with peer-to-peer through a patched driver, NCCL's default (ring): result rows alone.
+  "rtx4090_4gpu_p2pdriver_allreduce.txt|rtx4090-pcie --ranks 4 --collective allreduce"
 )
 
 echo "| log | topology | < 64 KiB | 64 KiB - 16 MiB | > 16 MiB | all rows |"

@@ -13,10 +13,10 @@ struct GpuModel {
   GpuArch arch;
 };
 
-// Datasheet memory bandwidths (NVIDIA A100, H100, H200, B200, GB200 NVL72, L40S, V100 datasheets;
+// Datasheet memory bandwidths (NVIDIA A100, H100, H200, B200, GB200 NVL72, L40S, GeForce RTX 4090, V100 datasheets;
 // GB200: 8 TB/s of HBM3e per Blackwell GPU) and architectures (compute capability, CUDA
 // programming guide: 7.0 Volta, 8.0/8.9 Ampere/Ada, 9.0 Hopper, 10.0 Blackwell).
-constexpr std::array<GpuModel, 12> kModels{{
+constexpr std::array<GpuModel, 14> kModels{{
     {"a100-sxm4-80gb", 2'039'000'000'000, GpuArch::Ampere},
     {"a100-sxm4-40gb", 1'555'000'000'000, GpuArch::Ampere},
     {"a100-pcie-80gb", 1'935'000'000'000, GpuArch::Ampere},
@@ -28,6 +28,8 @@ constexpr std::array<GpuModel, 12> kModels{{
     {"b200", 8'000'000'000'000, GpuArch::Blackwell},
     {"gb200", 8'000'000'000'000, GpuArch::Blackwell},
     {"l40s", 864'000'000'000, GpuArch::Ampere},
+    {"rtx 4090", 1'008'000'000'000, GpuArch::Ampere},
+    {"geforce rtx 4090", 1'008'000'000'000, GpuArch::Ampere},
     {"v100", 900'000'000'000, GpuArch::Volta},
 }};
 

@@ -67,6 +67,7 @@ py::tuple sweep(const py::list& topologies, const py::dict& options) {
       if (k == "dtype") return {&text.dtype};
       if (k == "network") return {&text.network};
       if (k == "params") return {&text.params, false, true};
+      if (k == "nccl_algo") return {&text.nccl_algo};
       if (k == "jobs") return {&text.jobs};
       return {};
     });

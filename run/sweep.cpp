@@ -84,6 +84,14 @@ SweepPlan plan_sweep(SweepRequest request, const algo::AlgorithmRegistry& regist
                                   reports::sweep_csv_header());
   for (const auto& t : o.topologies) plan.fingerprint_text += "|" + topo::normalized_json(t.topology);
   plan.fingerprint_text += "|" + params_text;
+  if (!o.nccl_algorithms.empty()) {
+    if (std::none_of(o.algorithms.begin(), o.algorithms.end(), [](const std::string& a) { return is_nccl_choice(a); }))
+      throw RequestError(Field::NcclAlgo, o.nccl_algo,
+                         fmt::format("{}: only with {} nccl, whose choice it restricts", ref(Field::NcclAlgo),
+                                     ref(Field::Algorithms)));
+    plan.model.nccl_algorithms = o.nccl_algorithms;
+    plan.fingerprint_text += "|nccl_algo=" + o.nccl_algo;
+  }
   for (std::size_t t = 0; t < o.topologies.size(); ++t) {
     const auto gpus = static_cast<std::uint32_t>(o.topologies[t].topology.gpus().size());
     for (std::uint32_t n : o.ranks.empty() ? std::vector<std::uint32_t>{gpus} : o.ranks) {

@@ -37,6 +37,10 @@ struct SweepRequest {
   validation::DType dtype = validation::DType::Float32;
   std::string network = "flow";
   std::string params;                      ///< parameter file over each topology's own ("" none), read once
+  /// The NCCL algorithms the rows of algorithm nccl may pick (NCCL_ALGO; empty: all), and the list
+  /// as given (it keys resume and merge). Refused when no row runs NCCL's choice.
+  std::vector<algo::NcclFamily> nccl_algorithms;
+  std::string nccl_algo;
   RowFormat format = RowFormat::Csv;
   std::uint32_t shard = 0;                 ///< run rows shard, shard + shards, ... (0 <= shard < shards)
   std::uint32_t shards = 1;

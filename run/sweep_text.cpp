@@ -93,6 +93,10 @@ SweepSetup sweep_setup(SweepText o) {
   request.sizes = sweep_sizes(o);
   request.topologies = load_topologies(o);
   request.params = o.params;
+  if (!o.nccl_algo.empty()) {
+    request.nccl_algorithms = parse_nccl_algorithms(o.nccl_algo);
+    request.nccl_algo = o.nccl_algo;
+  }
   if (!o.ranks.empty()) request.ranks = parse_count_list(Field::Ranks, o.ranks, 1, 1u << 20);
   request.options = algorithm_options(o.options);
   return setup;

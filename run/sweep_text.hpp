@@ -24,6 +24,7 @@ struct SweepText {
   std::string dtype = "float32";
   std::string network = "flow";
   std::string params;
+  std::string nccl_algo;                ///< NCCL_ALGO-style list restricting the algorithm nccl rows
   std::string jobs;                     ///< threads; default: the number of cores
   std::string shard;                    ///< "I/K"; default: the whole sweep
   RowFormat format = RowFormat::Csv;

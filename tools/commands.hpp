@@ -138,6 +138,7 @@ struct SweepOptions {
   std::string dtype = "float32";
   std::string network = "flow";
   std::string params;  ///< --params FILE: model parameters over each topology's own (e.g. from calibrate)
+  std::string nccl_algo;  ///< --nccl-algo: NCCL_ALGO-style list restricting the algorithm nccl rows
   std::string format = "csv";
   std::string output;
   std::string jobs;

@@ -238,7 +238,8 @@ def sweep(topologies=None, **options):
     ``topology=`` one of them; or the generator keywords with ``gpus`` a list), ``ranks`` (list),
     ``sizes`` (list) or ``minbytes``/``maxbytes`` with ``stepfactor`` or ``stepbytes``,
     ``collectives`` (list), ``algorithms`` (list, or "all"), ``root``, ``chunk_size``,
-    ``ps_shards``, ``dtype``, ``network``, ``params``, ``jobs`` (threads; default all cores).
+    ``ps_shards``, ``dtype``, ``network``, ``params``, ``nccl_algo`` (NCCL_ALGO's list, with "nccl"
+    among the algorithms), ``jobs`` (threads; default all cores).
     Rows that were skipped or not simulated are reported as CollsimWarning."""
     import pandas  # only here: the rest of the module works without it
 

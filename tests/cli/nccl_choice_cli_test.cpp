@@ -132,3 +132,13 @@ TEST_CASE("NCCL's channels for a size: fewer at small sizes, as topoGetAlgoInfo 
   // A count asked for stays.
   CHECK(simulate_json({"dgx-a100", "--size", "1K", "--channels", "24"})["channels"] == 24);
 }
+
+TEST_CASE("sweep takes --nccl-algo for its nccl rows, and only with them", "[cli][nccl][sweep]") {
+  const auto r = run_collsim({"sweep", "dgx-b200", "--algorithms", "nccl", "--sizes", "64M", "--nccl-algo", "^nvls"});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find(",allreduce,ring,67108864,") != std::string::npos);  // nvls left out: ring LL128 wins
+  check_bad_input({"sweep", "dgx-b200", "--algorithms", "ring", "--sizes", "64M", "--nccl-algo", "^nvls"},
+                  "--nccl-algo: only with --algorithms nccl, whose choice it restricts");
+  check_bad_input({"sweep", "dgx-b200", "--algorithms", "nccl", "--sizes", "64M", "--nccl-algo", "fast"},
+                  "--nccl-algo: found \"fast\"");
+}

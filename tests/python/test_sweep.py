@@ -88,3 +88,12 @@ def test_ctrl_c_stops_a_long_sweep():
             collsim.sweep(gpus=[16384], fabric="switch", sizes=["1G"])
     finally:
         timer.cancel()
+
+
+def test_nccl_algo_restricts_the_nccl_rows():
+    # As `collsim sweep dgx-b200 --algorithms nccl --sizes 64M --nccl-algo ^nvls`: with NVLS left out,
+    # NCCL's model picks the ring (tests/cli/nccl_choice_cli_test.cpp); with it, NVLS.
+    free = collsim.sweep(topology="dgx-b200", algorithms=["nccl"], sizes=["64M"])
+    assert list(free["algorithm"]) == ["nvls"]
+    restricted = collsim.sweep(topology="dgx-b200", algorithms=["nccl"], sizes=["64M"], nccl_algo="^nvls")
+    assert list(restricted["algorithm"]) == ["ring"]

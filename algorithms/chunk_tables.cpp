@@ -27,7 +27,7 @@ std::vector<sched::Chunk> pipeline_chunks(Bytes offset, Bytes size, Bytes chunk_
   // Checked here, before allocating: a tiny chunk size on a large message would otherwise ask
   // for billions of chunks before the builder could refuse them.
   if (count > sched::ScheduleBuilder::kMaxSlots)
-    throw std::length_error(fmt::format("{} bytes in chunks of {} bytes make {} pipeline chunks; at most {} are "
+    throw TooManyPipelineChunks(fmt::format("{} bytes in chunks of {} bytes make {} pipeline chunks; at most {} are "
                                         "supported",
                                         size, chunk_size, count, sched::ScheduleBuilder::kMaxSlots));
   std::vector<sched::Chunk> chunks;

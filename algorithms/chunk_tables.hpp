@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "sim/schedule/schedule.hpp"
@@ -25,9 +26,16 @@ std::uint64_t pipeline_chunk_count(Bytes size, Bytes chunk_size, Bytes element_s
 /// chunk_size, element_size) chunks, in order: with c = pipeline_chunk_bytes(..), chunk i covers
 /// [offset + i·c, offset + min((i+1)·c, size)), so only the last may be shorter (as NCCL cuts it).
 /// Precondition: offset is a multiple of the element size when size is. Chunks have part 0: the whole-buffer collectives (broadcast, reduce,
-/// all-reduce) ignore parts. Throws std::invalid_argument when chunk_size is 0, std::length_error
+/// all-reduce) ignore parts. Throws std::invalid_argument when chunk_size is 0, TooManyPipelineChunks
 /// when there would be more than ScheduleBuilder::kMaxSlots chunks.
 std::vector<sched::Chunk> pipeline_chunks(Bytes offset, Bytes size, Bytes chunk_size, Bytes element_size = 1);
+
+/// What pipeline_chunks throws for a message of more pipeline chunks than a schedule holds: the size
+/// and the chunk size are what to change, not the ranks.
+class TooManyPipelineChunks : public std::length_error {
+ public:
+  using std::length_error::length_error;
+};
 
 /// The all-to-all chunk table for N = `nranks` ranks and S = `size`: with B =
 /// sched::alltoall_block(N, S, element_size) (floor(S/N), in whole elements when S is), chunk j

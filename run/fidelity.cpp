@@ -138,11 +138,16 @@ void reduce_channels(Fidelity& f, algo::NcclFamily family, std::size_t ranks, By
 }
 
 // CollNet: the network's switch that reduces (InfiniBand SHARP) when the ranks span hosts.
-void find_sharp(Fidelity& f, const topo::Topology& topology, std::span<const topo::NodeId> ranks) {
+void find_sharp(Fidelity& f, const topo::Topology& topology, std::span<const topo::NodeId> ranks,
+                topo::PathTable* paths) {
   const auto hosts = topo::host_indices(topology, ranks);
   if (hosts.empty() || *std::max_element(hosts.begin(), hosts.end()) == 0) return;
+  std::vector<topo::NodeId> heads;  // each host's first rank
+  for (std::size_t r = 0; r < ranks.size(); ++r)
+    if (hosts[r] == heads.size()) heads.push_back(ranks[r]);
+  topo::RouteCache routes(topology, paths);
   std::string why;
-  const auto sharp = topo::sharp_switch(topology, &why);
+  const auto sharp = topo::sharp_switch(topology, heads, routes, &why);
   if (!sharp)
     throw RequestError(Field::Algorithm, "collnet",
                        fmt::format("{}: CollNet needs a network switch that reduces for the hosts, and {}; expected "
@@ -244,7 +249,7 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
     f.reduction_switches.push_back(f.nvls->nvswitch);
   }
   if (family == algo::NcclFamily::NvlsTree && rank_to_node.size() > 1) find_nvls_tree(f, topology, rank_to_node, paths);
-  if (family == algo::NcclFamily::CollNet) find_sharp(f, topology, rank_to_node);
+  if (family == algo::NcclFamily::CollNet) find_sharp(f, topology, rank_to_node, paths);
   topo::ModelParams topology_params = topology.params();
   if (f.nvls) {
     // The topology's channels are its rings'; NVLS runs NCCL's NVLS channel count unless a
@@ -292,6 +297,12 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
                        fmt::format("{}: NCCL runs NVLS, NVLSTree, PAT and CollNet with its simple protocol only "
                                    "(ncclTopoTuneModel), but {} gave {}; expected simple or auto",
                                    ref(Field::Protocol), f.protocol_source, topo::protocol_choice_name(*choice)));
+  // NCCL's send/recv runs LL or Simple (src/enqueue.cc: protocol = protoLL ? LL : SIMPLE).
+  if (collective == sched::Collective::SendRecv && choice && *choice == topo::ProtocolChoice::LL128)
+    throw RequestError(Field::Protocol, "ll128",
+                       fmt::format("{}: NCCL runs send/recv with LL or simple (src/enqueue.cc), but {} gave ll128; "
+                                   "expected ll, simple or auto",
+                                   ref(Field::Protocol), f.protocol_source));
   if (choice) {
     f.protocol_auto = *choice == topo::ProtocolChoice::Auto;
     if (f.protocol_auto && (collective == sched::Collective::SendRecv || collective == sched::Collective::AllToAll)) {

@@ -19,6 +19,38 @@ constexpr std::array<algo::NcclFamily, 5> kNcclOrder{algo::NcclFamily::Tree, alg
                                                      algo::NcclFamily::Nvls, algo::NcclFamily::NvlsTree,
                                                      algo::NcclFamily::Pat};
 
+// "tree runs allreduce; pat runs allgather, reducescatter": the collectives of the NCCL families in
+// `allowed` (empty: all), from the registry's entries that stand for them.
+std::string what_they_run(const algo::AlgorithmRegistry& registry, std::span<const algo::NcclFamily> allowed) {
+  std::string out;
+  for (algo::NcclFamily family : kNcclOrder) {
+    if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), family) == allowed.end()) continue;
+    std::string name, collectives;
+    for (const auto& entry : registry.all())
+      if (entry.nccl_default && entry.family == family) {
+        name = entry.name;
+        collectives += fmt::format("{}{}", collectives.empty() ? "" : ", ", sched::collective_name(entry.collective));
+      }
+    if (!name.empty()) out += fmt::format("{}{} runs {}", out.empty() ? "" : "; ", name, collectives);
+  }
+  return out;
+}
+
+// Why NCCL's model has no time for `entry` here (sim::nccl_formula_time gave none), by NCCL's rules
+// in ncclTopoTuneModel (src/graph/tuning.cc, 2.30.7).
+std::string no_model_reason(const algo::AlgorithmInfo& entry, sched::Collective collective) {
+  switch (entry.family) {
+    case algo::NcclFamily::NvlsTree:
+      return "NCCL disables NVLSTree on one node (ncclTopoTuneModel); expected ranks on several hosts";
+    case algo::NcclFamily::Nvls:
+      return "NCCL runs NVLS here only on one node, with at least 2 NVLS channels (ncclTopoTuneModel)";
+    case algo::NcclFamily::Pat:
+      return "NCCL runs PAT only with one GPU per node (ncclPatEnable); expected one rank per host";
+    default:
+      return fmt::format("NCCL's model has no {} {} here", entry.name, sched::collective_name(collective));
+  }
+}
+
 std::string time_text(Time t) { return fmt::format("{:.2f} us", static_cast<double>(t.count()) * 1e-6); }
 
 }  // namespace
@@ -62,7 +94,7 @@ NcclChoice choose_nccl_algorithm(const algo::AlgorithmRegistry& registry, const 
           if (e.field() != Field::Model) throw;
           c.time = Time::max();  // its time passes the clock: the slowest, still a candidate
         }
-        if (!c.time) c.why = fmt::format("NCCL's model has no {} {} here", entry.name, sched::collective_name(collective));
+        if (!c.time) c.why = no_model_reason(entry, collective);
       } catch (const RequestError& e) {
         // The reason without the field it names first ("--algorithm: NVLS needs ..."): the caller's
         // message names --algorithm nccl already.
@@ -96,9 +128,8 @@ NcclChoice choose_nccl_algorithm(const algo::AlgorithmRegistry& registry, const 
     throw RequestError(Field::Algorithm, "nccl",
                        fmt::format("{} nccl: none of NCCL's algorithms can run {} here{}", ref(Field::Algorithm),
                                    sched::collective_name(collective),
-                                   why.empty() ? fmt::format(" (of those {} allows, none runs it: NCCL's tree and NVLS "
-                                                             "run all-reduce only)",
-                                                             ref(Field::NcclAlgo))
+                                   why.empty() ? fmt::format(" (of those {} allows, none runs it: {})",
+                                                             ref(Field::NcclAlgo), what_they_run(registry, allowed))
                                                : why));
   }
   return choice;

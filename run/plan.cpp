@@ -248,7 +248,7 @@ void check_used_by(const AlgorithmOptions& o, const algo::AlgorithmInfo& info) {
   if (o.chunk_size && !info.pipelined)
     throw RequestError(Field::ChunkSize, std::to_string(*o.chunk_size),
                        fmt::format("{}: {} {} is not pipelined in chunks; expected {} only with tree, double-tree, "
-                                   "nccl-tree, nvls, nvls-tree, or ring broadcast and reduce (`collsim algorithms` lists them)",
+                                   "nccl-tree, nvls, nvls-tree, collnet, or ring broadcast and reduce (`collsim algorithms` lists them)",
                                    ref(Field::ChunkSize), info.name, kind, ref(Field::ChunkSize)));
   if (o.ps_shards && !info.takes.ps_shards)
     throw RequestError(Field::PsShards, std::to_string(*o.ps_shards),

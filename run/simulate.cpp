@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "algorithms/chunk_tables.hpp"
 #include "run/nccl_choice.hpp"
 #include "run/parse.hpp"
 #include "validation/schedule_file.hpp"
@@ -76,6 +77,12 @@ Plan algorithm_plan(const SimulationRequest& r, const algo::AlgorithmInfo* chose
     try {
       return build_plan(algorithm, topology, ranks, r.options, *r.size, validation::dtype_size(r.dtype), r.model,
                         ops_of(r), paths);
+    } catch (const algo::TooManyPipelineChunks& e) {
+      // A message of more pipeline chunks than a schedule holds: the size and the chunk are to change.
+      throw RequestError(Field::Size, std::to_string(*r.size),
+                         fmt::format("{}: {} {}: {}; expected a smaller {} or a larger {}", ref(Field::Size),
+                                     algorithm.name, sched::collective_name(algorithm.collective), e.what(),
+                                     ref(Field::Size), ref(Field::ChunkSize)));
     } catch (const std::length_error& e) {
       // More ops than a materialised schedule holds: the ranks and the algorithm are what to change
       // (a request that asked for every op, to save, trace or verify them, names that instead).

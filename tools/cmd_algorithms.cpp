@@ -24,10 +24,15 @@ int run_algorithms(const AlgorithmsOptions& o, std::ostream& out) {
     return kExitOk;
   }
   out << "N ranks, S bytes (nccl-tests size), C pipeline chunks; every algorithm supports every N >= 1 and S >= 0,\n"
-         "except hierarchical, which needs the ranks on K hosts of L = N/K each.\n\n";
-  const auto row = [&out](std::string_view a, std::string_view c, std::string_view s, std::string_view b,
-                          std::string_view n) {
-    std::string line = fmt::format("{:<19}{:<15}{:<40}{:<35}{}", a, c, s, b, n);
+         "except hierarchical, which needs the ranks on K hosts of L = N/K each, and nvls-tree and collnet,\n"
+         "which need as many ranks on every host when the topology names hosts.\n\n";
+  // A column at least its width, and two blanks after any text that fills it.
+  const auto cell = [](std::string_view text, std::size_t width) {
+    return fmt::format("{:<{}}", text, text.size() + 2 > width ? text.size() + 2 : width);
+  };
+  const auto row = [&out, &cell](std::string_view a, std::string_view c, std::string_view s, std::string_view b,
+                                 std::string_view n) {
+    std::string line = cell(a, 19) + cell(c, 15) + cell(s, 40) + cell(b, 35) + std::string(n);
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out << line << "\n";
   };

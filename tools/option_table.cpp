@@ -28,7 +28,7 @@ constexpr std::array<std::pair<Field, std::string_view>, 22> kHelp{{
     {Field::Collective, "allreduce (default), reducescatter, allgather, broadcast, reduce, alltoall, sendrecv (- and _ ignored)"},
     {Field::Algorithm, "Algorithm, default ring; nccl (or auto): NCCL's choice per size; `collsim algorithms` lists them"},
     {Field::Root, "Root rank of broadcast and reduce, default 0"},
-    {Field::ChunkSize, "Pipeline chunk of the pipelined algorithms (tree, double-tree, nccl-tree, nvls, nvls-tree, ring broadcast and "
+    {Field::ChunkSize, "Pipeline chunk of the pipelined algorithms (tree, double-tree, nccl-tree, nvls, nvls-tree, collnet, ring broadcast and "
                        "reduce), default 512K, nvls and nvls-tree 128K (K/M/G = powers of 1024, KB/MB/GB of 1000)"},
     {Field::PsShards, "ps: spread the buffer over K servers, default 1 (K = N: colocated)"},
     {Field::PsNode, "ps: run the servers on these topology nodes (comma-separated ids, one per shard, e.g. cpu0) "

@@ -59,3 +59,21 @@ TEST_CASE("collnet is refused without a switch that says sharp and with LL and l
   const auto choice = simulate_json({sharp_topology(), "--algorithm", "nccl", "--size", "1G"});
   CHECK(choice["algorithm"] != "collnet");
 }
+
+TEST_CASE("collnet reduces at the network's switch even where a host's NVSwitch says sharp", "[cli][collnet]") {
+  // A newcomer's case: "sharp" on n0-nvswitch too. The hosts' traffic meets at ib-leaf only; using
+  // node0's NVSwitch would carry node1's sums into node0 (25.7 ms where 5.18 is right).
+  const auto r = run_collsim({"topo", "dgx-h100-2node-ib400", "--format", "json"});
+  REQUIRE(r.code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  for (auto& n : j["nodes"])
+    if (n["id"] == "ib-leaf" || n["id"] == "n0-nvswitch") n["sharp"] = true;
+  const std::string both = temp_file("two-sharp.json", j.dump());
+  const auto s = simulate_json({both, "--algorithm", "collnet", "--size", "1G"});
+  CHECK(s["time_ps"].get<double>() * 1e-9 < 5.0675 + 0.2);
+  CHECK(link_named(s, "n0-nic3", "ib-leaf")["bytes"].get<double>() == Approx(kGiB / 8).epsilon(1e-6));
+  for (auto& n : j["nodes"])
+    if (n["id"] == "ib-leaf") n.erase("sharp");
+  check_bad_input({"simulate", temp_file("host-sharp.json", j.dump()), "--algorithm", "collnet", "--size", "1M"},
+                  "no switch that says \"sharp\": true lies on the routes between the hosts");
+}

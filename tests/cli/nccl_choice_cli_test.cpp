@@ -142,3 +142,14 @@ TEST_CASE("sweep takes --nccl-algo for its nccl rows, and only with them", "[cli
   check_bad_input({"sweep", "dgx-b200", "--algorithms", "nccl", "--sizes", "64M", "--nccl-algo", "fast"},
                   "--nccl-algo: found \"fast\"");
 }
+
+TEST_CASE("nccl-algo refusals say what each allowed algorithm runs and why it cannot here", "[cli][nccl]") {
+  check_bad_input({"simulate", "dgx-h100-2node-ib400", "--algorithm", "nccl", "--size", "64M", "--nccl-algo", "pat"},
+                  "none of NCCL's algorithms can run allreduce here (of those --nccl-algo allows, none runs it: pat "
+                  "runs allgather, reducescatter)");
+  check_bad_input({"simulate", "dgx-h100", "--algorithm", "nccl", "--size", "64M", "--nccl-algo", "nvlstree"},
+                  "nvls-tree: NCCL disables NVLSTree on one node (ncclTopoTuneModel); expected ranks on several hosts");
+  check_bad_input({"simulate", "dgx-h100", "--collective", "allgather", "--algorithm", "nccl", "--size", "64M",
+                   "--nccl-algo", "pat"},
+                  "pat: NCCL runs PAT only with one GPU per node (ncclPatEnable); expected one rank per host");
+}

@@ -92,3 +92,10 @@ TEST_CASE("nvls-tree is refused where a host has no switch that reduces, and wit
   check_bad_input({"simulate", "dgx-h100-2node-ib400", "--algorithm", "nvls-tree", "--protocol", "ll", "--size", "1M"},
                   "--protocol: NCCL runs NVLS, NVLSTree, PAT and CollNet with its simple protocol only");
 }
+
+TEST_CASE("nvls-tree of a size past the pipeline's chunk limit names the size and the chunk", "[cli][nvls-tree]") {
+  check_bad_input({"simulate", "dgx-h100-2node-ib400", "--algorithm", "nvls-tree", "--size", "18446744073709551615"},
+                  "--size: nvls-tree allreduce:");
+  check_bad_input({"simulate", "dgx-h100-2node-ib400", "--algorithm", "nvls-tree", "--size", "18446744073709551615"},
+                  "expected a smaller --size or a larger --chunk-size");
+}

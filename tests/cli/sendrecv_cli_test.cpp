@@ -58,3 +58,8 @@ TEST_CASE("compare reads and predicts a sendrecv_perf log", "[cli][sendrecv][com
   CHECK(big["predicted_us"].get<double>() == Approx(4474.0).epsilon(0.01));
   CHECK(big["predicted_busbw_GBps"].get<double>() == Approx(big["predicted_algbw_GBps"].get<double>()));
 }
+
+TEST_CASE("sendrecv refuses LL128, which NCCL's send/recv never runs", "[cli][sendrecv]") {
+  check_bad_input({"simulate", "dgx-h100", "--collective", "sendrecv", "--size", "1M", "--protocol", "ll128"},
+                  "--protocol: NCCL runs send/recv with LL or simple (src/enqueue.cc), but --protocol gave ll128");
+}

@@ -59,23 +59,36 @@ TEST_CASE("collnet: one host is a direct all-reduce, one GPU per host all networ
   CHECK_FALSE(validation::verify_symbolic(algo::build_collnet_allreduce(request(9, 3, 1000003))));
 }
 
-TEST_CASE("sharp: only a switch that says so reduces in the network", "[topology][collnet]") {
-  const std::string with = R"({"name": "t", "nodes": [{"id": "g0", "type": "gpu"}, {"id": "g1", "type": "gpu"},
-      {"id": "ib", "type": "switch", "sharp": true}],
-      "links": [{"from": "g0", "to": "ib", "type": "infiniband", "bandwidth": "50GB/s", "latency": "1us"},
-                {"from": "g1", "to": "ib", "type": "infiniband", "bandwidth": "50GB/s", "latency": "1us"}]})";
-  const auto t = topo::parse_topology_json(with, "t.json", "t");
-  REQUIRE(topo::sharp_switch(t));
-  CHECK(t.node(*topo::sharp_switch(t)).id == "ib");
-  std::string without = with;
-  without.replace(without.find(", \"sharp\": true"), 15, "");
+TEST_CASE("sharp: only a switch that says so, between the hosts, reduces in the network", "[topology][collnet]") {
+  // Two hosts of one GPU each under their own switch, the host switches joined by "ib".
+  const auto topology = [](const std::string& s0, const std::string& ib) {
+    return R"({"name": "t", "nodes": [{"id": "g0", "type": "gpu", "host": "a"}, {"id": "g1", "type": "gpu", "host": "b"},
+        {"id": "s0", "type": "switch")" + s0 + R"(}, {"id": "s1", "type": "switch"},
+        {"id": "ib", "type": "switch")" + ib + R"(}],
+        "links": [{"from": "g0", "to": "s0", "type": "pcie", "bandwidth": "50GB/s", "latency": "1us"},
+                  {"from": "g1", "to": "s1", "type": "pcie", "bandwidth": "50GB/s", "latency": "1us"},
+                  {"from": "s0", "to": "ib", "type": "infiniband", "bandwidth": "50GB/s", "latency": "1us"},
+                  {"from": "s1", "to": "ib", "type": "infiniband", "bandwidth": "50GB/s", "latency": "1us"}]})";
+  };
+  const auto pick = [&](const std::string& s0, const std::string& ib, std::string* why) {
+    const auto t = topo::parse_topology_json(topology(s0, ib), "t.json", "t");
+    topo::RouteCache routes(t);
+    const std::vector<topo::NodeId> heads{*t.find_node("g0"), *t.find_node("g1")};
+    const auto s = topo::sharp_switch(t, heads, routes, why);
+    return s ? t.node(*s).id : std::string("none");
+  };
   std::string why;
-  CHECK_FALSE(topo::sharp_switch(topo::parse_topology_json(without, "u.json", "u"), &why));
+  CHECK(pick("", R"(, "sharp": true)", &why) == "ib");
+  // s0 lies on the route too, but inside host a (reached over PCIe): a host's own switch would take
+  // the other host's sums into the host.
+  CHECK(pick(R"(, "sharp": true)", "", &why) == "none");
+  CHECK(why == "no switch that says \"sharp\": true lies on the routes between the hosts of topology t");
+  CHECK(pick("", "", &why) == "none");
   CHECK(why == "no switch of topology t says \"sharp\": true");
-  std::string on_gpu = with;
-  on_gpu.replace(on_gpu.find("\"type\": \"gpu\"}"), 14, "\"type\": \"gpu\", \"sharp\": true}");
+  std::string on_gpu = topology("", "");
+  on_gpu.replace(on_gpu.find("\"host\": \"a\"}"), 12, "\"host\": \"a\", \"sharp\": true}");
   CHECK_THROWS_WITH(topo::parse_topology_json(on_gpu, "v.json", "v"), Catch::Contains("/nodes/0/sharp") &&
-                                                                    Catch::Contains("expected the key on a switch node"));
+                                                                          Catch::Contains("expected the key on a switch node"));
 }
 
 TEST_CASE("NCCL's CollNet Direct formula, by hand", "[nccl][collnet]") {

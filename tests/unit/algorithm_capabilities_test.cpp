@@ -107,7 +107,7 @@ TEST_CASE("options: --chunk-size and --ps-shards are checked against the entry's
   CHECK(message(chunked, toy) == "accepted");
   CHECK(message(chunked, ring) ==
         "--chunk-size: ring allreduce is not pipelined in chunks; expected --chunk-size only with tree, "
-        "double-tree, nccl-tree, nvls, nvls-tree, or ring broadcast and reduce (`collsim algorithms` lists them)");
+        "double-tree, nccl-tree, nvls, nvls-tree, collnet, or ring broadcast and reduce (`collsim algorithms` lists them)");
   run::AlgorithmOptions sharded;
   sharded.ps_shards = 2;
   CHECK(message(sharded, toy) == "accepted");

@@ -52,6 +52,7 @@ TEST_CASE("NCCL's choice on dgx-b200: ring LL at 8 B, NVLS at 64 MiB, ring LL128
   CHECK(large.candidates[2].entry->name == "nvls");
   CHECK(large.candidates[3].entry->name == "nvls-tree");
   CHECK_FALSE(large.candidates[3].time);
+  CHECK(large.candidates[3].why == "NCCL disables NVLSTree on one node (ncclTopoTuneModel); expected ranks on several hosts");
   CHECK(large.reason(Bytes{64} << 20).find("nvls/simple 139.72 us, ring/ll128 217.45 us") != std::string::npos);
   // NCCL_ALGO=^NVLS and NCCL_PROTO=Simple restrict it.
   CHECK(choose(b200, Bytes{64} << 20, {algo::NcclFamily::Tree, algo::NcclFamily::Ring}).entry->name == "ring");
@@ -73,7 +74,7 @@ TEST_CASE("NCCL's choice leaves out what cannot run, and says why when nothing c
   // All-gather has no tree in NCCL: ring it is.
   CHECK_THROWS_WITH(run::choose_nccl_algorithm(run::builtin_algorithms(), a100, a100.gpus(),
                                                sched::Collective::AllGather, 1024, {}, std::vector{algo::NcclFamily::Tree}),
-                    Catch::Contains("none runs it: NCCL's tree and NVLS run all-reduce only"));
+                    Catch::Contains("none runs it: nccl-tree runs allreduce"));
   const auto ag = run::choose_nccl_algorithm(run::builtin_algorithms(), a100, a100.gpus(), sched::Collective::AllGather,
                                              Bytes{1} << 20, {});
   CHECK(ag.entry->name == "ring");

@@ -53,7 +53,7 @@ CollNetChunks collnet_chunks(const Request& request, const HostGrid& grid) {
 
 sched::Schedule build_collnet_allreduce(const Request& request) {
   const sched::Rank n = request.nranks;
-  const HostGrid grid = request.hosts.empty() ? HostGrid{1, n} : host_grid(request, "collnet");
+  const HostGrid grid = host_grid_or_one_host(request, "collnet");
   const sched::Rank hosts = grid.hosts;
   const sched::Rank locals = grid.ranks_per_host;
   const bool network = hosts > 1;

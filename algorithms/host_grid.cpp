@@ -38,6 +38,10 @@ HostGrid host_grid(const Request& request, std::string_view algorithm) {
   return HostGrid{static_cast<sched::Rank>(size.size()), size[0]};
 }
 
+HostGrid host_grid_or_one_host(const Request& request, std::string_view algorithm) {
+  return request.hosts.empty() ? HostGrid{1, request.nranks} : host_grid(request, algorithm);
+}
+
 std::vector<std::uint32_t> equal_hosts(sched::Rank nranks, sched::Rank nhosts) {
   if (nhosts == 0 || nranks % nhosts != 0)
     throw AlgorithmError(fmt::format("{} ranks cannot be spread evenly over {} hosts", nranks, nhosts));

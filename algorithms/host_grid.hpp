@@ -26,6 +26,10 @@ struct HostGrid {
 /// out of order, a host whose ranks are not consecutive, or hosts of different sizes.
 HostGrid host_grid(const Request& request, std::string_view algorithm);
 
+/// host_grid(request, algorithm), or one host of every rank when request.hosts is empty (the
+/// topology names no hosts), for algorithms that run on one host as well (nvls-tree, collnet).
+HostGrid host_grid_or_one_host(const Request& request, std::string_view algorithm);
+
 /// The hosts of `nranks` ranks in `nhosts` equal consecutive groups (rank r on host r / (N/K)),
 /// as a topology made by `--nodes K` gives them. Throws AlgorithmError when nhosts is 0 or does not
 /// divide nranks.

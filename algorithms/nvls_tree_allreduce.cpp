@@ -90,7 +90,7 @@ HostLevels host_levels(Tree tree) {
 
 sched::Schedule build_nvls_tree_allreduce(const Request& request) {
   const sched::Rank n = request.nranks;
-  const HostGrid grid = request.hosts.empty() ? HostGrid{1, n} : host_grid(request, "nvls-tree");
+  const HostGrid grid = host_grid_or_one_host(request, "nvls-tree");
   const sched::Rank hosts = grid.hosts;
   const sched::Rank locals = grid.ranks_per_host;
   const bool switches = locals > 1;

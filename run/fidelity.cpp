@@ -1,7 +1,8 @@
 #include "run/fidelity.hpp"
 
-#include <limits>
 #include <algorithm>
+#include <functional>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -50,8 +51,7 @@ sim::NcclFormulaInput formula_input(const topo::ModelParams& params, const topo:
     const std::size_t next = (r + 1) % ranks.size();
     const bool same_host = hosts.empty() || hosts[r] == hosts[next];
     const topo::Route& route = routes.get(ranks[r], ranks[next]);
-    if (same_host) bus = bus ? std::min(*bus, rate(route)) : rate(route);
-    if (same_host) intra_bus = bus;
+    if (same_host) intra_bus = bus = bus ? std::min(*bus, rate(route)) : rate(route);
     if (!intra_found && same_host) {
       in.intra = sim::route_class(topology, route.links);
       intra_found = true;
@@ -118,16 +118,16 @@ topo::NvlsDomain find_nvls(const topo::Topology& topology, std::span<const topo:
 // is at most PCI_BW = 12 GB/s, 640 for LL128) and threshold NCCL_*_THREAD_THRESHOLD (LL 8, times
 // the ranks on the ring; LL128 8; Simple 64: src/include/comm.h). Only channels the topology set
 // drop: a count given by a parameter file or --channels stays.
-void reduce_channels(Fidelity& f, algo::NcclFamily family, std::size_t ranks, Bytes size, const topo::Topology& topology,
-                     std::span<const topo::NodeId> rank_to_node, sched::Collective collective, topo::PathTable* paths) {
+// `ring_bus` is the ring's per-GPU bandwidth as NCCL's model sees it (formula_input's), asked for
+// only for the ring's Simple.
+void reduce_channels(Fidelity& f, algo::NcclFamily family, std::size_t ranks, Bytes size,
+                     const std::function<Bandwidth()>& ring_bus) {
   if (family != algo::NcclFamily::Ring && family != algo::NcclFamily::Tree && family != algo::NcclFamily::Pat) return;
   const topo::Protocol p = *f.protocol;
   Bytes threads = p == topo::Protocol::LL128 ? 640 : 512;
-  if (p == topo::Protocol::Simple && family == algo::NcclFamily::Ring) {
-    const auto in = formula_input(f.params, topology, rank_to_node, topo::AlgoFamily::Ring, collective, size, f.channels,
-                                  paths);
-    if (static_cast<double>(in.bus_bandwidth.bits_per_s) / 8e9 <= 12.0) threads = 256;
-  }
+  if (p == topo::Protocol::Simple && family == algo::NcclFamily::Ring &&
+      static_cast<double>(ring_bus().bits_per_s) / 8e9 <= 12.0)
+    threads = 256;
   Bytes threshold = p == topo::Protocol::Simple ? 64 : 8;
   if (p == topo::Protocol::LL && family == algo::NcclFamily::Ring) threshold *= ranks;
   const std::uint32_t before = f.channels;
@@ -290,7 +290,8 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
     f.channels_source = fmt::format("{} gave {}; a schedule file brings its own channels", f.channels_source, *channels);
   }
 
-  // NCCL runs NVLS, NVLSTree and PAT with Simple only (ncclTopoTuneModel skips their other protocols).
+  // NCCL runs NVLS, NVLSTree, PAT and CollNet with Simple only (ncclTopoTuneModel skips their other
+  // protocols).
   const bool simple_only = nvls || family == algo::NcclFamily::Pat || family == algo::NcclFamily::CollNet;
   if (simple_only && choice && *choice != topo::ProtocolChoice::Auto && *choice != topo::ProtocolChoice::Simple)
     throw RequestError(Field::Protocol, std::string(topo::protocol_choice_name(*choice)),
@@ -303,6 +304,14 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
                        fmt::format("{}: NCCL runs send/recv with LL or simple (src/enqueue.cc), but {} gave ll128; "
                                    "expected ll, simple or auto",
                                    ref(Field::Protocol), f.protocol_source));
+  // NCCL's model's view of the fabric, computed once for the protocol's pick and the channel count.
+  std::optional<sim::NcclFormulaInput> model_input;
+  const auto model_view = [&]() -> const sim::NcclFormulaInput& {
+    if (!model_input)
+      model_input = formula_input(f.params, topology, rank_to_node, cost_family(family), collective, size, f.channels,
+                                  paths);
+    return *model_input;
+  };
   if (choice) {
     f.protocol_auto = *choice == topo::ProtocolChoice::Auto;
     if (f.protocol_auto && (collective == sched::Collective::SendRecv || collective == sched::Collective::AllToAll)) {
@@ -314,7 +323,7 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
       f.protocol = per_peer <= Bytes{f.channels} * kP2pLlThreshold ? topo::Protocol::LL : topo::Protocol::Simple;
       f.protocol_rule = "NCCL's send/recv rule (LL up to 16 KiB a channel per peer, src/enqueue.cc)";
     } else if (f.protocol_auto) {
-      auto in = formula_input(f.params, topology, rank_to_node, cost_family(family), collective, size, f.channels, paths);
+      auto in = model_view();
       in.nvls_efficiency = f.nvls ? f.nvls->efficiency : 0.0;
       // NCCL enables LL128 by default on NVLink paths only (ncclTopoTuneModel, typeIntra <= PATH_NVB).
       f.protocol = sim::nccl_pick_protocol(in, f.params, in.intra == topo::LinkClass::NvLink);
@@ -324,7 +333,7 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
   }
   f.nccl_channels = f.channels;
   if (request && f.protocol && f.channels_source == topology_channels)
-    reduce_channels(f, family, rank_to_node.size(), size, topology, rank_to_node, collective, paths);
+    reduce_channels(f, family, rank_to_node.size(), size, [&] { return model_view().bus_bandwidth; });
   // Slices: as set, else NCCL's slice for the protocol in use, else none.
   if (slice) {
     f.slice = *slice;

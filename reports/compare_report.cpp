@@ -33,15 +33,22 @@ std::string render_compare_table(const CompareView& v) {
   std::string out = fmt::format("{} ({}, {}) against {} {} on {} (network model: {}{})\n\n", v.log, v.test,
                                 ranks_text(v), v.algorithm, v.collective, v.topology, v.network,
                                 v.nccl_choice ? "; NCCL's choice per size" : "");
-  // Where the algorithm may differ per row (NCCL's choice), a last column says which one ran.
-  const bool per_row = std::any_of(v.rows.begin(), v.rows.end(), [&](const ComparedRow& r) {
-    return !r.algorithm.empty() && r.algorithm != v.algorithm;
-  });
+  // Where what ran may differ per row (NCCL's choice of algorithm, a protocol or channel count
+  // picked per size), a last column says what ran: algorithm, protocol and channels.
+  const auto ran = [](const ComparedRow& r) {
+    return r.algorithm.empty() ? std::string("-") : fmt::format("{} {} {}ch", r.algorithm, r.protocol, r.channels);
+  };
+  const ComparedRow* first = nullptr;
+  for (const auto& r : v.rows)
+    if (!r.algorithm.empty() && first == nullptr) first = &r;
+  const bool per_row = v.nccl_choice || std::any_of(v.rows.begin(), v.rows.end(), [&](const ComparedRow& r) {
+                         return !r.algorithm.empty() && ran(r) != ran(*first);
+                       });
   const auto algorithm_column = [&](const ComparedRow& r) {
-    return per_row ? fmt::format("  {}", r.algorithm.empty() ? "-" : r.algorithm) : std::string();
+    return per_row ? fmt::format("  {}", ran(r)) : std::string();
   };
   out += fmt::format("  {:>12}  {:>12}  {:>12}  {:>8}  {:>14}  {:>15}{}\n", "size (B)", "measured us", "predicted us",
-                     "error %", "measured busbw", "predicted busbw", per_row ? "  algorithm" : "");
+                     "error %", "measured busbw", "predicted busbw", per_row ? "  ran (algorithm protocol channels)" : "");
   for (const auto& r : v.rows) {
     if (!r.error.empty()) {
       out += fmt::format("  {:>12}  {:>12.2f}  {:>12}  {:>8}  {:>14.2f}  {:>15}{}\n", r.size, r.measured_us, "-", "-",
@@ -88,6 +95,8 @@ std::string render_compare_json(const CompareView& v) {
     row["predicted_busbw_GBps"] = opt_json(r.predicted_busbw_GBps);
     row["error"] = predicted ? ordered_json(nullptr) : ordered_json(r.error);
     row["algorithm"] = predicted ? ordered_json(r.algorithm) : ordered_json(nullptr);
+    row["protocol"] = predicted ? ordered_json(r.protocol) : ordered_json(nullptr);
+    row["channels"] = predicted ? ordered_json(r.channels) : ordered_json(nullptr);
     rows.push_back(std::move(row));
   }
   auto& summary = j["summary"] = ordered_json::array();
@@ -105,15 +114,16 @@ std::string render_compare_json(const CompareView& v) {
 std::string render_compare_csv(const CompareView& v) {
   std::string out =
       "line,size_bytes,band,measured_us,predicted_us,error_pct,measured_algbw_GBps,predicted_algbw_GBps,"
-      "measured_busbw_GBps,predicted_busbw_GBps,error\n";
+      "measured_busbw_GBps,predicted_busbw_GBps,error,algorithm,protocol,channels\n";
   const auto opt = [](const std::optional<double>& x) { return x ? fmt::format("{}", *x) : std::string(); };
   for (const auto& r : v.rows) {
     const bool predicted = r.error.empty();
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", r.line, r.size, kErrorBands[error_band(r.size)],
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.line, r.size, kErrorBands[error_band(r.size)],
                        r.measured_us, predicted ? fmt::format("{}", to_us(r.predicted)) : std::string(),
                        predicted ? fmt::format("{}", r.error_pct) : std::string(), r.measured_algbw_GBps,
                        opt(r.predicted_algbw_GBps), r.measured_busbw_GBps, opt(r.predicted_busbw_GBps),
-                       csv_field(r.error));
+                       csv_field(r.error), r.algorithm, r.protocol,
+                       predicted ? fmt::format("{}", r.channels) : std::string());
   }
   return out;
 }

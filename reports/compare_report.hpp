@@ -37,6 +37,8 @@ struct ComparedRow {
   double error_pct = 0;  ///< (predicted - measured) / measured · 100
   std::string error;     ///< why the row has no prediction (then predicted and error_pct mean nothing); "" when it has one
   std::string algorithm; ///< the algorithm that predicted it (NCCL's choice may differ per row); "" when none did
+  std::string protocol;  ///< the protocol it ran ("ll", "ll128", "simple"; "none" for the ideal model); "" when none did
+  std::uint32_t channels = 0;  ///< the channels it ran on (NCCL's per-size count where it applies); 0 when none did
 };
 
 /// Everything a compare report shows.

@@ -220,6 +220,8 @@ reports::ComparedRow compared_row(const validation::NcclRow& row, const sim::Sum
   r.predicted_busbw_GBps = s.busbw_GBps;
   r.error_pct = reports::error_pct(to_us(s.time), row.time_us);
   r.algorithm = s.algorithm;
+  r.protocol = s.protocol;
+  r.channels = s.channels;
   return r;
 }
 

@@ -399,7 +399,7 @@ TEST_CASE("compare reports a row whose predicted time passes the clock's end and
   const auto csv = run_collsim(args({"compare", log, "--ranks", "4", "--collective", "allreduce", "--format", "csv"}, slow));
   REQUIRE(csv.code == 0);
   CHECK_THAT(csv.out, Catch::StartsWith("line,size_bytes,band,measured_us,predicted_us,error_pct,measured_algbw_GBps,"
-                                        "predicted_algbw_GBps,measured_busbw_GBps,predicted_busbw_GBps,error\n") &&
+                                        "predicted_algbw_GBps,measured_busbw_GBps,predicted_busbw_GBps,error,algorithm,protocol,channels\n") &&
                           Catch::Contains("\n4,1048576,64KiB-16MiB,43.0716,,,"));
   const auto table = run_collsim(args({"compare", log, "--ranks", "4", "--collective", "allreduce"}, slow));
   REQUIRE(table.code == 0);

@@ -44,9 +44,14 @@ TEST_CASE("compare predicts NCCL's pick per row by default and names it", "[cli]
   }
   CHECK(first == "ring");
   CHECK(last == "nvls");
-  // The table adds the column when rows differ.
+  // Each row says what ran: its algorithm, protocol and channel count (NCCL's pick per size).
+  CHECK(j["rows"].back()["protocol"] == "simple");
+  CHECK(j["rows"].front()["protocol"] == "ll");
+  CHECK(j["rows"].back()["channels"].get<int>() >= 1);
+  // The table adds the column when NCCL's choice ran.
   const auto t = run_collsim({"compare", log, "dgx-b200", "--ranks", "8", "--collective", "allreduce"});
-  CHECK(t.out.find("predicted busbw  algorithm") != std::string::npos);
+  CHECK(t.out.find("predicted busbw  ran (algorithm protocol channels)") != std::string::npos);
+  CHECK(t.out.find("  nvls simple ") != std::string::npos);
   CHECK(t.out.find("(network model: flow; NCCL's choice per size)") != std::string::npos);
   // Acceptance of issue 16 for this log: median |error| <= 10 % above 16 MiB and <= 20 % over all.
   CHECK(j["summary"][2]["median_abs_error_pct"].get<double>() <= 10.0);

@@ -33,6 +33,7 @@ std::string render_compare_table(const CompareView& v) {
   std::string out = fmt::format("{} ({}, {}) against {} {} on {} (network model: {}{})\n\n", v.log, v.test,
                                 ranks_text(v), v.algorithm, v.collective, v.topology, v.network,
                                 v.nccl_choice ? "; NCCL's choice per size" : "");
+  if (!v.log_forms.empty()) out.insert(out.size() - 1, fmt::format("(log read as pasted: {})\n", fmt::join(v.log_forms, ", ")));
   // Where what ran may differ per row (NCCL's choice of algorithm, a protocol or channel count
   // picked per size), a last column says what ran: algorithm, protocol and channels.
   const auto ran = [](const ComparedRow& r) {
@@ -80,6 +81,7 @@ std::string render_compare_json(const CompareView& v) {
   j["ranks"] = v.ranks;
   j["devices"] = v.devices;
   j["hosts"] = v.hosts;
+  j["log_forms"] = v.log_forms;
   auto& rows = j["rows"] = ordered_json::array();
   for (const auto& r : v.rows) {
     ordered_json row;

@@ -55,6 +55,8 @@ struct CompareView {
   std::uint32_t ranks = 0;
   std::vector<std::string> devices;  ///< the distinct device names the log lists, in order (may be empty)
   std::size_t hosts = 0;             ///< the distinct hosts the log lists (0 when it lists none)
+  /// The pasted forms the log reader met (validation::NcclLog::forms); empty for a log as printed.
+  std::vector<std::string> log_forms;
   std::vector<ComparedRow> rows;
   std::vector<BandSummary> bands;  ///< summarize_error_bands of the predicted rows
 };

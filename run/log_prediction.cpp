@@ -171,6 +171,7 @@ LogComparison compare_log(const LogRun& run, const LogRequest& request, FieldSpe
   for (const auto& d : run.log.devices)
     if (std::find(view.devices.begin(), view.devices.end(), d) == view.devices.end()) view.devices.push_back(d);
   view.hosts = run.log.hosts.size();
+  view.log_forms = run.log.forms;
   std::vector<reports::SizedError> errors;
   for (const auto& row : run.log.rows) {
     try {

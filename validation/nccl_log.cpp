@@ -55,6 +55,9 @@ struct Layout {
   std::size_t fields = 0;
   std::size_t size = npos, count = npos, type = npos, redop = npos, root = npos;
   std::size_t time = npos, algbw = npos, busbw = npos;
+  /// Where the in-place group (a second time algbw busbw #wrong) begins; npos without one. A pasted
+  /// log's last row may end there.
+  std::size_t in_place = npos;
   std::string names;  // the columns, for messages
 };
 
@@ -71,6 +74,7 @@ std::optional<Layout> layout_from_header(const std::vector<std::string_view>& wo
     else if ((w == "redop" || w == "op") && l.redop == Layout::npos) l.redop = i;
     else if (w == "root" && l.root == Layout::npos) l.root = i;
     else if (w == "time" && l.time == Layout::npos) l.time = i;
+    else if (w == "time" && l.in_place == Layout::npos) l.in_place = i;
     // The out-of-place group comes first: the first algbw/busbw after the first time.
     else if (w == "algbw" && l.time != Layout::npos && l.algbw == Layout::npos) l.algbw = i;
     else if (w == "busbw" && l.time != Layout::npos && l.busbw == Layout::npos) l.busbw = i;
@@ -104,9 +108,41 @@ std::optional<Layout> layout_from_row(const std::vector<std::string_view>& words
   l.time = i;
   l.algbw = i + 1;
   l.busbw = i + 2;
+  if (groups == 2) l.in_place = i + 4;
   names += groups == 2 ? " time algbw busbw #wrong time algbw busbw #wrong" : " time algbw busbw #wrong";
   l.names = names;
   return l;
+}
+
+// The length of a rank label before a line: "0: " (srun --label) or "[1,0]<stdout>:" (Open MPI's
+// mpirun --tag-output); 0 when the line has none. A result row begins with a number and a blank,
+// never with a number and a colon.
+std::size_t label_length(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+  const std::size_t start = i;
+  if (i < text.size() && text[i] == '[') {
+    const std::size_t close = text.find("]<", i);
+    if (close == std::string_view::npos) return 0;
+    for (std::size_t k = i + 1; k < close; ++k)
+      if (!((text[k] >= '0' && text[k] <= '9') || text[k] == ',')) return 0;
+    const std::size_t end = text.find(">:", close);
+    if (end == std::string_view::npos) return 0;
+    const std::string_view stream = text.substr(close + 2, end - close - 2);
+    return stream == "stdout" || stream == "stderr" ? end + 2 : 0;
+  }
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+  return i > start && i < text.size() && text[i] == ':' ? i + 1 : 0;
+}
+
+// Whether a line beginning with `word` is one of nccl-tests' header or footer lines printed
+// without its '#' (src/common.cu: "nccl-tests version", "Collective test starting/concluded",
+// "nThread", "Using devices", "Rank", the column header and its units line, "Out of bounds",
+// "Avg bus bandwidth").
+bool header_word(std::string_view word) {
+  static constexpr std::string_view kWords[] = {"nccl-tests", "Collective", "nThread", "Using", "Rank",
+                                                "out-of-place", "size", "bytes", "(B)", "Out", "Avg"};
+  return std::find(std::begin(kWords), std::end(kWords), word) != std::end(kWords);
 }
 
 // Reads line by line; keeps what the header said and the rows.
@@ -117,11 +153,24 @@ class Reader {
   void line(std::size_t number, std::string_view text) {
     line_ = number;
     while (!text.empty() && (text.back() == '\r' || text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+    if (const std::size_t label = label_length(text); label > 0) {
+      text.remove_prefix(label);
+      met(kFormLabelPrefix);
+    }
     const auto words = split_words(text);
     if (words.empty()) return;
-    if (words.front().starts_with('#')) return comment(text);
+    if (words.front().starts_with('#')) {
+      text.remove_prefix(text.find('#') + 1);
+      return comment(text);
+    }
+    // The header pasted without its '#' (Markdown, a copy from a web page): its lines begin with
+    // words no result row begins with.
+    if (header_word(words.front())) {
+      met(kFormHeaderWithoutHash);
+      return comment(text);
+    }
     // NCCL's own prints between the rows (NCCL_DEBUG=INFO) and its version line are not results.
-    if (text.starts_with("NCCL version")) {
+    if (words.size() > 1 && words[0] == "NCCL" && words[1] == "version") {
       if (words.size() > 2) log_.nccl_version = std::string(words[2]);
       return;
     }
@@ -134,9 +183,8 @@ class Reader {
     if (log_.rows.empty())
       fail(last_line, "the end of the log", "result rows (size count type ... time algbw busbw ...)");
     // A log that printed the run's header also prints its footer; without it the log was cut short.
-    if (full_header_ && !footer_)
-      fail(last_line, fmt::format("the end of the log after {} result rows", log_.rows.size()),
-           "more rows or the closing \"# Avg bus bandwidth\" line (the log is truncated)");
+    if (full_header_ && !footer_) met(kFormNoFooter);
+    if (short_row_line_ != 0) met(kFormLastRowOutOfPlaceOnly);
     if (!rank_lines_.empty()) {
       log_.ranks = static_cast<std::uint32_t>(rank_lines_.size());
       log_.ranks_line = rank_lines_.back();
@@ -152,8 +200,13 @@ class Reader {
     throw NcclLogError(fmt::format("{}:{}: found {}, expected {}", log_.file, line, found, expected));
   }
 
+  // Says that the log has the pasted form `form` (once per form, in the order met).
+  void met(std::string_view form) {
+    if (std::find(log_.forms.begin(), log_.forms.end(), form) == log_.forms.end()) log_.forms.emplace_back(form);
+  }
+
+  // A header or footer line, its '#' removed.
   void comment(std::string_view text) {
-    text.remove_prefix(1);  // the '#'
     const auto words = split_words(text);
     if (words.empty()) return;
     if (text.find("Collective test starting:") != std::string_view::npos) {
@@ -231,6 +284,9 @@ class Reader {
 
   void row(const std::vector<std::string_view>& words) {
     if (footer_) fail(line_, fmt::format("a result row ({})", quote_field(words.front())), "nothing after the footer");
+    // A row without its in-place columns is a pasted log's last row; one followed by rows is garbled.
+    if (short_row_line_ != 0)
+      fail(short_row_line_, fmt::format("{} fields", layout_->in_place), fmt::format("{} ({})", layout_->fields, layout_->names));
     if (!layout_) {
       layout_ = layout_from_row(words);
       if (!layout_)
@@ -239,7 +295,9 @@ class Reader {
              "or a \"#\" header line");
     }
     const Layout& l = *layout_;
-    if (words.size() != l.fields)
+    if (l.in_place != Layout::npos && words.size() == l.in_place)
+      short_row_line_ = line_;
+    else if (words.size() != l.fields)
       fail(line_, fmt::format("{} fields", words.size()), fmt::format("{} ({})", l.fields, l.names));
     NcclRow r;
     r.line = line_;
@@ -300,6 +358,7 @@ class Reader {
   bool test_started_ = false;  // a "# Collective test starting" line was read
   bool full_header_ = false;  // the run's header (test name, nThread, ranks) was printed
   bool footer_ = false;
+  std::size_t short_row_line_ = 0;  // the row that ended after its out-of-place columns; 0: none
 };
 
 }  // namespace

@@ -44,6 +44,12 @@ struct NcclRow {
   double busbw_GBps = 0;     ///< out-of-place busbw, GB/s
 };
 
+/// The forms of a pasted log the reader accepts and reports (NcclLog::forms).
+inline constexpr std::string_view kFormLabelPrefix = "label_prefix";  ///< "0: " (srun --label) or "[1,0]<stdout>:" before lines
+inline constexpr std::string_view kFormHeaderWithoutHash = "header_without_hash";  ///< header lines without their '#'
+inline constexpr std::string_view kFormNoFooter = "no_footer";  ///< a header but no closing "# Avg bus bandwidth" line
+inline constexpr std::string_view kFormLastRowOutOfPlaceOnly = "last_row_without_in_place";  ///< the last row ends after its out-of-place columns
+
 /// What the header says, where it says it (0 = not said), and the rows.
 struct NcclLog {
   std::string file;                 ///< the name used in messages
@@ -55,6 +61,9 @@ struct NcclLog {
   std::vector<std::string> hosts;    ///< distinct host names of the "# Rank" lines, in order of appearance
   std::string nccl_version;         ///< e.g. "2.29.2+cuda13.1"; empty when the log does not say
   std::vector<NcclRow> rows;        ///< in file order; never empty
+  /// The pasted forms met (kForm*), in the order met; empty for a log as nccl-tests printed it (or
+  /// its result rows alone).
+  std::vector<std::string> forms;
 };
 
 /// Reads a log from `text`; `file` names it in messages. Throws NcclLogError
@@ -62,8 +71,11 @@ struct NcclLog {
 /// column header (or the first row), a row whose algbw is not size / time within print rounding (one of
 /// its numbers is garbled), a time that does not round to 1 ps .. 2^63 ps (the simulated clock's
 /// resolution and end; 1e-310 us, 0, inf), a header whose nThread × nGpus or "# Rank" lines pass 2^20
-/// ranks, a log with no rows, and a log with a header that ends before its footer (truncated). Lines "NCCL version ...", and NCCL's own "NCCL INFO"/"NCCL WARN" diagnostics,
-/// are skipped; a command line above the rows that runs an nccl-tests program ("... all_reduce_perf -b 8")
+/// ranks, and a log with no rows. It accepts, and lists in NcclLog::forms, the forms logs are pasted
+/// in: a rank label before every line (srun --label "0: ", mpirun --tag-output "[1,0]<stdout>:"),
+/// header lines without their '#', no closing footer, and a last row without its in-place columns
+/// (a row so short that is followed by rows is refused). Lines "NCCL version ...", and NCCL's own
+/// "NCCL INFO"/"NCCL WARN" diagnostics, are skipped; a command line above the rows that runs an nccl-tests program ("... all_reduce_perf -b 8")
 /// names the program when no "# Collective test starting" line does.
 NcclLog parse_nccl_log(std::string_view text, std::string file);
 

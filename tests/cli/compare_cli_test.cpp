@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -168,6 +169,29 @@ TEST_CASE("compare names the devices and hosts the log lists", "[cli][compare]")
                                               .out);
   CHECK(rows["devices"].empty());
   CHECK(rows["hosts"] == 0);
+}
+
+TEST_CASE("compare reads a log pasted with srun's labels and says so", "[cli][compare][paste]") {
+  // The L40S log as `srun --label` prints it ("0: " before every line) and without its footer.
+  std::string labelled;
+  {
+    std::ifstream in(fixture("l40s_4gpu_ring.txt"));
+    std::string line;
+    while (std::getline(in, line))
+      if (!line.starts_with("# Avg") && !line.starts_with("# Out") && !line.starts_with("# Collective test concluded"))
+        labelled += "0: " + line + "\n";
+  }
+  const std::string log = temp_file("l40s-srun.txt", labelled);
+  const auto pasted = run_collsim({"compare", log, "l40s-pcie", "--algorithm", "ring", "--format", "json"});
+  REQUIRE(pasted.code == 0);
+  const auto j = nlohmann::json::parse(pasted.out);
+  CHECK(j["log_forms"] == std::vector<std::string>{"label_prefix", "no_footer"});
+  const auto printed = nlohmann::json::parse(
+      run_collsim({"compare", fixture("l40s_4gpu_ring.txt"), "l40s-pcie", "--algorithm", "ring", "--format", "json"}).out);
+  CHECK(printed["log_forms"].empty());
+  CHECK(j["rows"] == printed["rows"]);
+  const auto table = run_collsim({"compare", log, "l40s-pcie", "--algorithm", "ring"});
+  CHECK_THAT(table.out, Catch::Contains("(log read as pasted: label_prefix, no_footer)\n"));
 }
 
 TEST_CASE("compare: a log's own header wins over flags that contradict it", "[cli][compare][errors]") {

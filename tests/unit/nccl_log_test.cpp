@@ -1,10 +1,11 @@
 // Reading nccl-tests logs: every real log in tests/data/nccl-tests (copied from
 // ../shared/data/measured/raw; expected values read off the files), the column layouts of older
 // nccl-tests versions (from their src/common.cu print formats), and line-numbered rejection of
-// garbled and truncated logs.
+// garbled logs, and the forms logs are pasted in.
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "validation/nccl_log.hpp"
@@ -272,18 +273,85 @@ TEST_CASE("nThread x nGpus is computed in 64 bits and absurd rank counts are rej
                     Contains("big.txt:1: found nThread 1025 x nGpus 1024 = 1049600 ranks per process"));
 }
 
-TEST_CASE("truncated logs are rejected at the line where they end", "[nccl-log][errors]") {
+// Every line of `text` through `edit`.
+std::string each_line(const std::string& text, const std::function<std::string(const std::string&)>& edit) {
+  std::istringstream in(text);
+  std::string out, line;
+  while (std::getline(in, line)) out += edit(line) + "\n";
+  return out;
+}
+
+TEST_CASE("logs as people paste them are read and the forms met are listed", "[nccl-log][paste]") {
   const std::string text = fixture_text("l40s_4gpu_ring.txt");
-  // Cut at a line boundary after 10 rows (lines 15..24): the header promised a footer.
-  CHECK_THROWS_WITH(parse_nccl_log(first_lines(text, 24), "cut.txt"),
-                    Contains("cut.txt:24: found the end of the log after 10 result rows, expected more rows or the "
-                             "closing \"# Avg bus bandwidth\" line (the log is truncated)"));
+  const NcclLog printed = parse_nccl_log(text, "l40s.txt");
+  CHECK(printed.forms.empty());
+  const auto same_as_printed = [&](const NcclLog& log) {
+    REQUIRE(log.rows.size() == printed.rows.size());
+    CHECK(log.rows.back().size == printed.rows.back().size);
+    CHECK(log.rows.back().time_us == printed.rows.back().time_us);
+    CHECK(log.ranks == printed.ranks);
+    CHECK(log.test == printed.test);
+    CHECK(log.devices == printed.devices);
+  };
+  SECTION("srun --label puts \"0: \" before every line") {
+    const NcclLog log = parse_nccl_log(each_line(text, [](const std::string& l) { return "0: " + l; }), "srun.txt");
+    same_as_printed(log);
+    CHECK(log.forms == std::vector<std::string>{"label_prefix"});
+    // Rank 12's label has two digits and no blank after the colon.
+    CHECK(parse_nccl_log(each_line(text, [](const std::string& l) { return "12:" + l; }), "srun.txt").rows.size() ==
+          printed.rows.size());
+  }
+  SECTION("mpirun --tag-output puts \"[1,0]<stdout>:\" before every line") {
+    const NcclLog log =
+        parse_nccl_log(each_line(text, [](const std::string& l) { return "[1,0]<stdout>:" + l; }), "mpi.txt");
+    same_as_printed(log);
+    CHECK(log.forms == std::vector<std::string>{"label_prefix"});
+  }
+  SECTION("header lines without their '#'") {
+    const NcclLog log = parse_nccl_log(each_line(text,
+                                                 [](const std::string& l) {
+                                                   return l.starts_with('#') ? l.substr(1) : l;
+                                                 }),
+                                       "md.txt");
+    same_as_printed(log);
+    CHECK(log.forms == std::vector<std::string>{"header_without_hash"});
+  }
+  SECTION("no closing footer, and a last row without its in-place columns") {
+    // Lines 15..24 are 10 rows; the header promised a footer.
+    const NcclLog cut = parse_nccl_log(first_lines(text, 24), "cut.txt");
+    CHECK(cut.rows.size() == 10);
+    CHECK(cut.forms == std::vector<std::string>{"no_footer"});
+    // Line 25 copied as far as its out-of-place #wrong column (9 of 13 fields).
+    const std::string short_last = first_lines(text, 24) + "        1024           256     float     sum      -1    17.05    0.06    0.09       0\n";
+    const NcclLog log = parse_nccl_log(short_last, "cut.txt");
+    REQUIRE(log.rows.size() == 11);
+    CHECK(log.rows.back().time_us == 17.05);
+    CHECK(log.forms == std::vector<std::string>{"no_footer", "last_row_without_in_place"});
+    // Rows alone: the same, and no footer is expected of them.
+    const NcclLog rows = parse_nccl_log("1024 256 float sum -1 31.5 0.03 0.03 0 30.9 0.03 0.03 0\n2048 512 float sum -1 31.6 0.06 0.06 0\n", "r.txt");
+    CHECK(rows.rows.size() == 2);
+    CHECK(rows.forms == std::vector<std::string>{"last_row_without_in_place"});
+  }
+}
+
+TEST_CASE("garbled logs are still refused at their line", "[nccl-log][errors]") {
+  const std::string text = fixture_text("l40s_4gpu_ring.txt");
   // Cut inside line 25: its fields are short.
   const std::string inside = first_lines(text, 24) + "        1024           256     float     sum      -1    17.";
   CHECK_THROWS_WITH(parse_nccl_log(inside, "cut.txt"), Contains("cut.txt:25: found 6 fields, expected 13"));
   // Rows alone cut inside a row.
   CHECK_THROWS_WITH(parse_nccl_log("1024 256 float sum -1 31.5 0.03 0.03 0 30.9 0.03 0.03 0\n2048 512 flo", "r.txt"),
                     Contains("r.txt:2: found 3 fields, expected 13"));
+  // A row without its in-place columns followed by more rows is no pasted last row.
+  CHECK_THROWS_WITH(parse_nccl_log("1024 256 float sum -1 31.5 0.03 0.03 0 30.9 0.03 0.03 0\n2048 512 float sum -1 31.6 0.06 0.06 0\n"
+                                   "4096 1024 float sum -1 31.6 0.13 0.13 0 31 0.13 0.13 0\n",
+                                   "r.txt"),
+                    Contains("r.txt:2: found 9 fields, expected 13"));
+  // A label that is no rank label, a header word that is none: garbled rows as before.
+  CHECK_THROWS_WITH(parse_nccl_log(first_lines(text, 14) + "x: 8 2 float sum -1 17.29 0.00 0.00 0 17.78 0.00 0.00 0\n", "x.txt"),
+                    Contains("x.txt:15: found 14 fields"));
+  CHECK_THROWS_WITH(parse_nccl_log(first_lines(text, 14) + "Ranks 8 2 float sum -1 17.29 0.00 0.00 0 17.78 0.00 0.00 0\n", "x.txt"),
+                    Contains("x.txt:15: found 14 fields"));
 }
 
 TEST_CASE("unreadable log files name the file", "[nccl-log][errors]") {

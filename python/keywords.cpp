@@ -73,6 +73,7 @@ Slot model_slot(run::ModelText& t, std::string_view k, bool with_model) {
   if (k == "params") return {&t.params, false, true};
   if (k == "max_ops") return {&t.max_ops};
   if (k == "nccl_algo") return {&t.nccl_algo};
+  if (k == "gpus_per_thread") return {&t.gpus_per_thread};
   if (k == "model" && with_model) return {&t.model};
   return {};
 }

@@ -68,6 +68,7 @@ py::tuple sweep(const py::list& topologies, const py::dict& options) {
       if (k == "network") return {&text.network};
       if (k == "params") return {&text.params, false, true};
       if (k == "nccl_algo") return {&text.nccl_algo};
+      if (k == "gpus_per_thread") return {&text.gpus_per_thread};
       if (k == "jobs") return {&text.jobs};
       return {};
     });

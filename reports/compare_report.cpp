@@ -37,7 +37,9 @@ std::string render_compare_table(const CompareView& v) {
   // Where what ran may differ per row (NCCL's choice of algorithm, a protocol or channel count
   // picked per size), a last column says what ran: algorithm, protocol and channels.
   const auto ran = [](const ComparedRow& r) {
-    return r.algorithm.empty() ? std::string("-") : fmt::format("{} {} {}ch", r.algorithm, r.protocol, r.channels);
+    return r.algorithm.empty() ? std::string("-")
+                               : fmt::format("{} {} {}ch{}", r.algorithm, r.protocol, r.channels,
+                                             r.host_bound ? ", host-bound" : "");
   };
   const ComparedRow* first = nullptr;
   for (const auto& r : v.rows)
@@ -99,6 +101,7 @@ std::string render_compare_json(const CompareView& v) {
     row["algorithm"] = predicted ? ordered_json(r.algorithm) : ordered_json(nullptr);
     row["protocol"] = predicted ? ordered_json(r.protocol) : ordered_json(nullptr);
     row["channels"] = predicted ? ordered_json(r.channels) : ordered_json(nullptr);
+    row["host_bound"] = predicted ? ordered_json(r.host_bound) : ordered_json(nullptr);
     rows.push_back(std::move(row));
   }
   auto& summary = j["summary"] = ordered_json::array();

@@ -39,6 +39,7 @@ struct ComparedRow {
   std::string algorithm; ///< the algorithm that predicted it (NCCL's choice may differ per row); "" when none did
   std::string protocol;  ///< the protocol it ran ("ll", "ll128", "simple"; "none" for the ideal model); "" when none did
   std::uint32_t channels = 0;  ///< the channels it ran on (NCCL's per-size count where it applies); 0 when none did
+  bool host_bound = false;     ///< the host's launches, not the collective, set the predicted time (sim::Summary)
 };
 
 /// Everything a compare report shows.

@@ -85,6 +85,10 @@ std::string render_json(const SimulationView& v) {
   j["injection_bandwidth_GBps"] = to_GBps(s.injection_bandwidth);
   j["bottleneck_link"] = s.bottleneck_link ? nlohmann::ordered_json(bottleneck_label(v)) : nlohmann::ordered_json(nullptr);
   j["events"] = s.events;
+  j["gpus_per_thread"] = s.gpus_per_thread;
+  j["host_us"] = to_us(s.host_time);
+  j["host_bound"] = s.host_bound;
+  j["collective_us"] = to_us(s.collective_time);
   if (v.verification) {
     j["verified"] = v.verification->verified;
     j["verification"] = verification_json(*v.verification);
@@ -118,8 +122,8 @@ std::string render_csv(const SimulationView& v) {
       "topology,network,collective,algorithm,ranks,size_bytes,steps,time_us,time_ps,algbw_GBps,busbw_GBps,"
       "bytes_sent_per_rank_max,traffic_factor,closed_form_us,lower_bound_us,injection_bandwidth_GBps,bottleneck_link,"
       "events,protocol,channels,slice_bytes,model,model_us,protocol_source,channels_source,slice_source,"
-      "chunk_bytes,chunk_source\n";
-  out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(s.topology), s.network,
+      "chunk_bytes,chunk_source,gpus_per_thread,host_us,host_bound,collective_us\n";
+  out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(s.topology), s.network,
                      sched::collective_name(s.collective), csv_field(s.algorithm), s.ranks, s.size, s.steps,
                      format_time_us_exact(s.time), s.time.count(), opt_number(s.algbw_GBps), opt_number(s.busbw_GBps),
                      s.bytes_sent_per_rank_max, s.traffic_factor,
@@ -127,7 +131,8 @@ std::string render_csv(const SimulationView& v) {
                      to_GBps(s.injection_bandwidth), csv_field(bottleneck_label(v)), s.events, s.protocol, s.channels,
                      s.slice, s.model, s.model_time ? format_time_us_exact(*s.model_time) : std::string(),
                      csv_field(s.protocol_source), csv_field(s.channels_source), csv_field(s.slice_source),
-                     s.chunk, csv_field(s.chunk_source));
+                     s.chunk, csv_field(s.chunk_source), s.gpus_per_thread, format_time_us_exact(s.host_time),
+                     s.host_bound, format_time_us_exact(s.collective_time));
   if (const auto* r = v.verification) {
     // Appended columns, so that readers of the plain header keep working.
     out.insert(out.find('\n'), ",verified,verify_dtype,verify_op,verify_coverage,verify_problem");
@@ -147,6 +152,15 @@ std::string render_table(const SimulationView& v) {
                                 s.ranks == 1 ? "" : "s", s.topology, s.network);
   const auto row = [&out](std::string_view k, const std::string& val) { out += fmt::format("  {:<22}{}\n", k, val); };
   row("time", format_time(s.time));
+  if (s.host_bound || s.gpus_per_thread > 1) {
+    const Time each{s.host_time.count() / s.gpus_per_thread};
+    row("host", fmt::format("{}  ({} GPU{} per thread ({}) x {} for {}; {})", format_time(s.host_time),
+                            s.gpus_per_thread, s.gpus_per_thread == 1 ? "" : "s", s.gpus_per_thread_source,
+                            format_time(each), s.size == 0 ? "an empty call, which launches nothing" : "a launch",
+                            s.host_bound ? fmt::format("the host sets the time: the collective alone takes {}",
+                                                       format_time(s.collective_time))
+                                         : "below the collective's time"));
+  }
   row("closed form", s.closed_form ? fmt::format("{}  (alpha-beta model of the algorithm)", format_time(*s.closed_form))
                                      : std::string("- (none for this algorithm and fabric yet)"));
   if (!s.model.empty())

@@ -18,10 +18,10 @@ enum class Field : std::uint8_t {
   Collective, Algorithm, Root, ChunkSize, PsShards, PsNode, Size, Ranks, Dtype, Op, Verify,
   Network, Protocol, Channels, Slice, Params, Model, MaxOps, Schedule, Trace, SaveSchedule,
   Log, Output, Resume, Sizes, Algorithms, Collectives, Shard, Jobs, MinSize, MaxSize, MinBytes, MaxBytes,
-  StepFactor, StepBytes, MaxEvaluations, NcclAlgo, Shards,
+  StepFactor, StepBytes, MaxEvaluations, NcclAlgo, Shards, GpusPerThread,
 };
 /// How many fields there are (Shards is the last).
-inline constexpr std::size_t kFields = static_cast<std::size_t>(Field::Shards) + 1;
+inline constexpr std::size_t kFields = static_cast<std::size_t>(Field::GpusPerThread) + 1;
 
 /// The snake_case name of `field` ("chunk_size"), as requests and Python keywords spell it.
 [[nodiscard]] std::string_view field_name(Field field) noexcept;

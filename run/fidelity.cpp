@@ -268,6 +268,11 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
     check_count(Field::MaxOps, *o.max_ops, 1, std::numeric_limits<std::uint32_t>::max());
     f.max_ops = *o.max_ops;
   }
+  if (o.gpus_per_thread) {
+    check_count(Field::GpusPerThread, *o.gpus_per_thread, 1, kMaxGpusPerThread);
+    f.gpus_per_thread = *o.gpus_per_thread;
+    f.gpus_per_thread_source = o.gpus_per_thread_source;
+  }
   layer(choice, f.protocol_source, flags.protocol, "--protocol");
   layer(channels, f.channels_source, flags.channels, "--channels");
   layer(slice, f.slice_source, flags.slice, "--slice");
@@ -345,6 +350,13 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
   // NCCL's nvlsEfficiency: the share of NVLink bandwidth NVLS reaches (topo::NvlsDomain). It
   // applies with or without a protocol: it is the switch's, not the protocol's.
   if (f.nvls) f.costs.bandwidth_factor[static_cast<std::size_t>(topo::LinkClass::NvLink)] *= f.nvls->efficiency;
+  // The host: one thread launches a collective on each of its GPUs every iteration, so an
+  // iteration takes no less than their launches (topologies/host_costs.hpp). Under NCCL's model
+  // only: the ideal α-β model has no host.
+  if (f.protocol) {
+    f.host_floor = checked_mul(f.params.host_launch_or_default(), f.gpus_per_thread);
+    f.host_empty = checked_mul(f.params.host_empty_call_or_default(), f.gpus_per_thread);
+  }
   return f;
 }
 

@@ -51,6 +51,14 @@ struct Fidelity {
   /// then holds the first one's, the smallest efficiency and NCCL's channel count for that many
   /// nodes); CollNet the network's "sharp" switch when the ranks span hosts.
   std::vector<topo::NodeId> reduction_switches;
+  /// The host (topologies/host_costs.hpp): GPUs one thread drives (ModelOptions::gpus_per_thread)
+  /// and what it costs per iteration: gpus_per_thread x host_launch for a collective that
+  /// launches, gpus_per_thread x host_empty_call for one of 0 bytes. Both 0 without a protocol
+  /// (the ideal α-β model adds nothing).
+  std::uint32_t gpus_per_thread = 1;
+  std::string gpus_per_thread_source = "default: one process per GPU";
+  Time host_floor{0};
+  Time host_empty{0};
 };
 
 /// What the options protocol, channels and slice set, as the top layer of parameters. Throws

@@ -156,6 +156,12 @@ sim::Summary predict_row(const LogRun& run, const LogRequest& o, const ModelOpti
   SimulationRequest s = row_request(o, run.collective, run.ranks, row, run.log.file);
   s.model = model;
   s.model.formula = Formula::None;
+  // The host drove as many GPUs per thread as the log's nGpus says, unless the request says.
+  if (!s.model.gpus_per_thread && run.log.gpus_per_thread) {
+    s.model.gpus_per_thread = run.log.gpus_per_thread;
+    s.model.gpus_per_thread_source = fmt::format("{}:{}: nGpus {}", run.log.file, run.log.gpus_per_thread_line,
+                                                 *run.log.gpus_per_thread);
+  }
   const Plan plan = plan_on(s, run.topology, registry, run.paths.get());
   return run_plan(plan, run.topology, s).run.summary;
 }
@@ -223,6 +229,7 @@ reports::ComparedRow compared_row(const validation::NcclRow& row, const sim::Sum
   r.algorithm = s.algorithm;
   r.protocol = s.protocol;
   r.channels = s.channels;
+  r.host_bound = s.host_bound;
   return r;
 }
 

@@ -369,9 +369,8 @@ Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::s
   if (discarded) {
     // NCCL discards a collective of no elements before it launches anything (taskAppend in
     // src/enqueue.cc, NCCL 2.30.7: "Empty collectives can be discarded"), so under its model (a
-    // protocol) S = 0 takes no time and moves nothing; nccl-tests measures 0.13-0.16 us of launch
-    // overhead for it. The ideal alpha-beta model keeps the algorithm's empty messages, each paying
-    // its route's latency.
+    // protocol) S = 0 moves nothing and takes the host's call alone (fidelity.host_empty). The
+    // ideal alpha-beta model keeps the algorithm's empty messages, each paying its route's latency.
     result.ranks.resize(plan.schedule.total_ranks());
     result.links.resize(run_topology.links().size());
     if (!plan.stream) result.ops.resize(plan.schedule.ops.size());
@@ -392,6 +391,16 @@ Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::s
             fabric_alpha_beta(run_topology, plan.rank_to_node, *plan.request, plan.schedule, fidelity.costs,
                               plan.paths)))
       summary.closed_form = checked_add(*form, *form > Time{0} ? fidelity.costs.base_latency : Time{0});
+  // The host: nccl-tests times iterations launched back to back, so an iteration takes the longer
+  // of the collective and its thread's launches (Fidelity::host_floor); an empty one the call alone.
+  summary.gpus_per_thread = fidelity.gpus_per_thread;
+  summary.gpus_per_thread_source = fidelity.gpus_per_thread_source;
+  summary.host_time = discarded ? fidelity.host_empty : fidelity.host_floor;
+  summary.collective_time = summary.time;
+  if (summary.host_time > summary.time) {
+    sim::set_time(summary, summary.host_time);
+    summary.host_bound = true;
+  }
   summary.algorithm_choice = plan.algorithm_choice;
   summary.protocol = fidelity.protocol ? std::string(topo::protocol_name(*fidelity.protocol)) : "none";
   summary.protocol_source = fidelity.protocol_auto

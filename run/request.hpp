@@ -60,6 +60,10 @@ enum class Formula : std::uint8_t { None, Analytical, Nccl };
 
 /// How the run is modelled, over the topology's own parameters: each set field is the top layer
 /// (topologies/model_params.hpp has the layering).
+/// The most GPUs one thread may drive (--gpus-per-thread): far above a machine's 8-72, within what
+/// a thread could launch.
+inline constexpr std::uint32_t kMaxGpusPerThread = 1024;
+
 struct ModelOptions {
   std::optional<topo::ProtocolChoice> protocol;  ///< ll, ll128, simple or auto
   std::optional<std::uint32_t> channels;         ///< 1 .. 64
@@ -73,6 +77,10 @@ struct ModelOptions {
   Formula formula = Formula::None;               ///< a second opinion beside the simulation
   /// With the algorithm "nccl": the NCCL algorithms it may pick (NCCL_ALGO; empty: every one).
   std::vector<algo::NcclFamily> nccl_algorithms{};
+  /// GPUs one host thread drives (nccl-tests -g G: it launches G collectives per iteration); 1..1024,
+  /// default 1 (one process per GPU, as torchrun and mpirun -g 1 run). Sets the host's floor.
+  std::optional<std::uint32_t> gpus_per_thread;
+  std::string gpus_per_thread_source = "--gpus-per-thread";  ///< where it came from (compare: the log's nGpus)
 };
 
 }  // namespace collsim::run

@@ -92,6 +92,10 @@ SweepPlan plan_sweep(SweepRequest request, const algo::AlgorithmRegistry& regist
     plan.model.nccl_algorithms = o.nccl_algorithms;
     plan.fingerprint_text += "|nccl_algo=" + o.nccl_algo;
   }
+  if (o.gpus_per_thread) {
+    plan.model.gpus_per_thread = o.gpus_per_thread;
+    plan.fingerprint_text += fmt::format("|gpus_per_thread={}", *o.gpus_per_thread);
+  }
   for (std::size_t t = 0; t < o.topologies.size(); ++t) {
     const auto gpus = static_cast<std::uint32_t>(o.topologies[t].topology.gpus().size());
     for (std::uint32_t n : o.ranks.empty() ? std::vector<std::uint32_t>{gpus} : o.ranks) {

@@ -41,6 +41,8 @@ struct SweepRequest {
   /// as given (it keys resume and merge). Refused when no row runs NCCL's choice.
   std::vector<algo::NcclFamily> nccl_algorithms;
   std::string nccl_algo;
+  /// GPUs one host thread drives (ModelOptions::gpus_per_thread); empty: one. Keys resume and merge.
+  std::optional<std::uint32_t> gpus_per_thread;
   RowFormat format = RowFormat::Csv;
   std::uint32_t shard = 0;                 ///< run rows shard, shard + shards, ... (0 <= shard < shards)
   std::uint32_t shards = 1;

@@ -97,6 +97,8 @@ SweepSetup sweep_setup(SweepText o) {
     request.nccl_algorithms = parse_nccl_algorithms(o.nccl_algo);
     request.nccl_algo = o.nccl_algo;
   }
+  if (!o.gpus_per_thread.empty())
+    request.gpus_per_thread = parse_count(Field::GpusPerThread, o.gpus_per_thread, 1, kMaxGpusPerThread);
   if (!o.ranks.empty()) request.ranks = parse_count_list(Field::Ranks, o.ranks, 1, 1u << 20);
   request.options = algorithm_options(o.options);
   return setup;

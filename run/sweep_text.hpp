@@ -25,6 +25,7 @@ struct SweepText {
   std::string network = "flow";
   std::string params;
   std::string nccl_algo;                ///< NCCL_ALGO-style list restricting the algorithm nccl rows
+  std::string gpus_per_thread;          ///< GPUs one host thread drives (nccl-tests -g G)
   std::string jobs;                     ///< threads; default: the number of cores
   std::string shard;                    ///< "I/K"; default: the whole sweep
   RowFormat format = RowFormat::Csv;

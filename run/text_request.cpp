@@ -44,6 +44,7 @@ ModelOptions model_options(const ModelText& t) {
   m.params = t.params;
   if (!t.max_ops.empty()) m.max_ops = parse_count(Field::MaxOps, t.max_ops, 1, kAnyCount);
   if (!t.nccl_algo.empty()) m.nccl_algorithms = parse_nccl_algorithms(t.nccl_algo);
+  if (!t.gpus_per_thread.empty()) m.gpus_per_thread = parse_count(Field::GpusPerThread, t.gpus_per_thread, 1, kMaxGpusPerThread);
   return m;
 }
 

@@ -39,7 +39,8 @@ struct AlgorithmText {
 /// The typed options of `t`; the plan checks the rest (a root below N, an option the algorithm uses).
 [[nodiscard]] AlgorithmOptions algorithm_options(const AlgorithmText& t);
 
-/// The model options (protocol, channels, slice, params, model: the formula, max_ops, nccl_algo).
+/// The model options (protocol, channels, slice, params, model: the formula, max_ops, nccl_algo,
+/// gpus_per_thread).
 struct ModelText {
   std::string protocol;
   std::string channels;
@@ -48,6 +49,7 @@ struct ModelText {
   std::string model;
   std::string max_ops;
   std::string nccl_algo;  ///< NCCL_ALGO-style list: ring,tree,nvls or ^nvls
+  std::string gpus_per_thread;
 };
 /// The typed model options of `t`.
 [[nodiscard]] ModelOptions model_options(const ModelText& t);

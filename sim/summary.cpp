@@ -16,6 +16,18 @@ Time bandwidth_lower_bound(sched::Collective collective, sched::Rank ranks, Byte
   return Time{static_cast<std::int64_t>(std::min<u128>(ps, std::numeric_limits<std::int64_t>::max()))};
 }
 
+void set_time(Summary& s, Time t) {
+  s.time = t;
+  s.algbw_GBps.reset();
+  s.busbw_GBps.reset();
+  if (s.time > Time{0}) {
+    // S bytes / t ps in GB/s: S / (t·1e-12) / 1e9 = S·1e3 / t.
+    s.algbw_GBps = static_cast<double>(s.size) * 1e3 / static_cast<double>(s.time.count());
+    const sched::Ratio f = sched::bandwidth_factor(s.collective, s.ranks);
+    s.busbw_GBps = *s.algbw_GBps * static_cast<double>(f.num) / static_cast<double>(f.den);
+  }
+}
+
 Summary summarize(const sched::Schedule& schedule, const topo::Topology& topology,
                   std::span<const topo::NodeId> rank_to_gpu, const Result& result, std::string network_name) {
   Summary s;
@@ -26,14 +38,8 @@ Summary summarize(const sched::Schedule& schedule, const topo::Topology& topolog
   s.ranks = schedule.header.nranks;
   s.size = schedule.header.size;
   s.steps = schedule.steps;
-  s.time = result.makespan;
   s.events = result.events;
-  if (s.time > Time{0}) {
-    // S bytes / t ps in GB/s: S / (t·1e-12) / 1e9 = S·1e3 / t.
-    s.algbw_GBps = static_cast<double>(s.size) * 1e3 / static_cast<double>(s.time.count());
-    const sched::Ratio f = sched::bandwidth_factor(s.collective, s.ranks);
-    s.busbw_GBps = *s.algbw_GBps * static_cast<double>(f.num) / static_cast<double>(f.den);
-  }
+  set_time(s, result.makespan);
   s.helpers = schedule.header.helpers;
   for (std::size_t r = 0; r < result.ranks.size() && r < s.ranks; ++r)
     s.bytes_sent_per_rank_max = std::max(s.bytes_sent_per_rank_max, result.ranks[r].sent);

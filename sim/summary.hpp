@@ -61,11 +61,24 @@ struct Summary {
   /// time (nullopt when the formula has none for this case).
   std::string model;
   std::optional<Time> model_time;
+  /// The host (run/fidelity.hpp, topologies/host_costs.hpp): GPUs one thread drives, where that
+  /// came from, and its time per iteration (G launches, or G empty calls for 0 bytes; 0 without a
+  /// protocol). host_bound: the host's time exceeded the collective's and `time` is the host's.
+  std::uint32_t gpus_per_thread = 1;
+  std::string gpus_per_thread_source = "default";
+  Time host_time{0};
+  bool host_bound = false;
+  /// The collective's own time (the engine's), which `time` replaces when host_bound.
+  Time collective_time{0};
 };
 
 /// Derives the summary of `result`, the run of `schedule` on `topology` with ranks on `rank_to_gpu`.
 Summary summarize(const sched::Schedule& schedule, const topo::Topology& topology,
                   std::span<const topo::NodeId> rank_to_gpu, const Result& result, std::string network_name);
+
+/// Sets s.time to `t` and the algbw and busbw it gives (none for t = 0); s.size, s.collective
+/// and s.ranks must be set.
+void set_time(Summary& s, Time t);
 
 /// The lower bound of `summarize` on its own: floor(factor · S · 8e12 / B) ps.
 Time bandwidth_lower_bound(sched::Collective collective, sched::Rank ranks, Bytes size, Bandwidth injection);

@@ -34,6 +34,7 @@ CLI::App* add_sweep(CLI::App& app, SweepOptions& o) {
   add_shared(*cmd, run::Field::Network, o.network);
   add_shared(*cmd, run::Field::Params, o.params);
   add_shared(*cmd, run::Field::NcclAlgo, o.nccl_algo);
+  add_shared(*cmd, run::Field::GpusPerThread, o.gpus_per_thread);
   add_value(*cmd, "--format", o.format, "csv (default) or json (JSON lines: one object per row)");
   add_value(*cmd, "-o,--output", o.output,
             "Write here (atomically, when every row is done) instead of standard output (- for standard output); rows "
@@ -64,6 +65,7 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
   text.network = o.network;
   text.params = o.params;
   text.nccl_algo = o.nccl_algo;
+  text.gpus_per_thread = o.gpus_per_thread;
   text.jobs = o.jobs;
   text.shard = o.shard;
   text.format = o.format == "json" ? run::RowFormat::Json : run::RowFormat::Csv;

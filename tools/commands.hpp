@@ -139,6 +139,7 @@ struct SweepOptions {
   std::string network = "flow";
   std::string params;  ///< --params FILE: model parameters over each topology's own (e.g. from calibrate)
   std::string nccl_algo;  ///< --nccl-algo: NCCL_ALGO-style list restricting the algorithm nccl rows
+  std::string gpus_per_thread;  ///< --gpus-per-thread: GPUs one host thread drives (nccl-tests -g G)
   std::string format = "csv";
   std::string output;
   std::string jobs;

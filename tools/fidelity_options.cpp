@@ -12,6 +12,7 @@ void FidelityOptions::add_to(CLI::App& cmd, bool with_model) {
   add_shared(cmd, run::Field::Params, params);
   add_shared(cmd, run::Field::MaxOps, max_ops);
   add_shared(cmd, run::Field::NcclAlgo, nccl_algo);
+  add_shared(cmd, run::Field::GpusPerThread, gpus_per_thread);
   if (with_model) add_shared(cmd, run::Field::Model, model);
 }
 

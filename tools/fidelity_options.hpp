@@ -1,4 +1,5 @@
-// The model flags (--protocol, --channels, --slice, --params, --model, --max-ops) of simulate,
+// The model flags (--protocol, --channels, --slice, --params, --model, --max-ops, --nccl-algo,
+// --gpus-per-thread) of simulate,
 // compare and calibrate, and the typed model options they give (run/request.hpp).
 #pragma once
 

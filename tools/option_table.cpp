@@ -13,7 +13,7 @@ namespace {
 using run::Field;
 
 // Defaults are the layer's (run/request.hpp, run/topology_spec.cpp).
-constexpr std::array<std::pair<Field, std::string_view>, 22> kHelp{{
+constexpr std::array<std::pair<Field, std::string_view>, 23> kHelp{{
     {Field::Gpus, "Generate a fabric of this many GPUs instead of reading a topology (needs --fabric); for sweep a "
                   "list such as 2,4,8..1024 (A..B = the powers of two from A to B), one fabric each"},
     {Field::Fabric, "Generated fabric: ring | switch | fully-connected"},
@@ -52,6 +52,9 @@ constexpr std::array<std::pair<Field, std::string_view>, 22> kHelp{{
     {Field::MaxOps, "Most ops a run may have once pipeline chunks and slices are cut (default 262144): a default chunk "
                     "or slice is doubled until the run fits, one given by --chunk-size or --slice is refused"},
     {Field::Model, "Also print a formula's time: analytical (the alpha-beta closed form) or nccl (NCCL's tuning model)"},
+    {Field::GpusPerThread, "GPUs one host thread drives, as nccl-tests -g G (1..1024; default 1, one process per GPU; "
+                           "compare: the log's nGpus): the host launches G collectives per iteration, so no size "
+                           "takes less than G x 4.2 us (host_launch), and 0 bytes G x 0.13 us (host_empty_call)"},
     {Field::NcclAlgo, "With --algorithm nccl: the NCCL algorithms it may pick, as NCCL_ALGO lists them (ring, tree, nvls, nvlstree, pat; "
                       "^nvls: all but nvls); default every one"},
 }};

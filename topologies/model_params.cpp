@@ -2,6 +2,7 @@
 
 #include "sim/io/text_file.hpp"
 #include "topologies/json_reader.hpp"
+#include "topologies/host_costs.hpp"
 #include "topologies/nccl_tuning.hpp"
 #include "topologies/topology.hpp"
 
@@ -84,6 +85,9 @@ double ModelParams::link_efficiency_or_default(LinkClass c) const { return link_
 double ModelParams::protocol_efficiency_or_default(Protocol p) const {
   return protocol_efficiency[ix(p)].value_or(nccl::kProtocolEfficiency[ix(p)]);
 }
+Time ModelParams::host_launch_or_default() const { return host_launch.value_or(host::kLaunchPerGpu); }
+Time ModelParams::host_empty_call_or_default() const { return host_empty_call.value_or(host::kEmptyCall); }
+
 Time ModelParams::base_latency_or_default(AlgoFamily f, Protocol p) const {
   return base_latency[ix(f)][ix(p)].value_or(nccl::kBaseLatency[ix(f)][ix(p)]);
 }
@@ -101,11 +105,14 @@ void ModelParams::merge(const ModelParams& over) {
   take(protocol_efficiency, over.protocol_efficiency);
   take(base_latency, over.base_latency);
   take(step_latency, over.step_latency);
+  take(host_launch, over.host_launch);
+  take(host_empty_call, over.host_empty_call);
 }
 
 bool ModelParams::empty() const {
   return none(protocol) && none(channels) && none(slice) && none(reduction_cost) && none(link_efficiency) &&
-         none(protocol_efficiency) && none(base_latency) && none(step_latency);
+         none(protocol_efficiency) && none(base_latency) && none(step_latency) && none(host_launch) &&
+         none(host_empty_call);
 }
 
 namespace detail {
@@ -115,13 +122,14 @@ ModelParams read_model_params(const Reader& rd, const json& obj, const std::stri
   if (allow_format) {
     rd.only_keys(obj, path,
                  {"$schema", "format", "description", "protocol", "channels", "slice", "reduction_cost",
-                  "link_efficiency", "protocol_efficiency", "base_latency", "step_latency"});
+                  "link_efficiency", "protocol_efficiency", "base_latency", "step_latency", "host_launch",
+                  "host_empty_call"});
     const json& f = rd.member(obj, path, "format", "\"collsim-params-1\"");
     if (f != kFormat) rd.fail(path + "/format", fmt::format("found {}, expected \"{}\"", brief(f), kFormat));
   } else {
     rd.only_keys(obj, path,
                  {"protocol", "channels", "slice", "reduction_cost", "link_efficiency", "protocol_efficiency",
-                  "base_latency", "step_latency"});
+                  "base_latency", "step_latency", "host_launch", "host_empty_call"});
   }
   ModelParams p;
   const auto at = [&](const char* key) { return path + "/" + key; };
@@ -157,6 +165,8 @@ ModelParams read_model_params(const Reader& rd, const json& obj, const std::stri
                               read_table(rd, w, wh, kProtocolNames, leaf, latency);
                             });
                });
+  if (auto it = obj.find("host_launch"); it != obj.end()) latency(*it, at("host_launch"), p.host_launch);
+  if (auto it = obj.find("host_empty_call"); it != obj.end()) latency(*it, at("host_empty_call"), p.host_empty_call);
   return p;
 }
 
@@ -205,6 +215,8 @@ std::string write_model_params_json(const ModelParams& p) {
   if (auto t = table(kProtocolNames, p.protocol_efficiency, number); !t.is_null()) j["protocol_efficiency"] = t;
   if (auto t = table(kFamilyNames, p.base_latency, per_protocol); !t.is_null()) j["base_latency"] = t;
   if (auto t = table(kFamilyNames, p.step_latency, per_class); !t.is_null()) j["step_latency"] = t;
+  if (p.host_launch) j["host_launch"] = latency_json(*p.host_launch);
+  if (p.host_empty_call) j["host_empty_call"] = latency_json(*p.host_empty_call);
   return j.dump(2) + "\n";
 }
 

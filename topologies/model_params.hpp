@@ -94,6 +94,10 @@ struct ModelParams {
   PerProtocol<std::optional<double>> protocol_efficiency; ///< in (0, 1]
   PerFamily<PerProtocol<std::optional<Time>>> base_latency;
   PerFamily<PerClass<PerProtocol<std::optional<Time>>>> step_latency;
+  /// The host's launch cost per collective and per GPU its thread drives (topologies/host_costs.hpp).
+  std::optional<Time> host_launch;
+  /// The host's cost of a collective of 0 elements, which launches nothing (host_costs.hpp).
+  std::optional<Time> host_empty_call;
 
   /// The value in effect: the one set here, else NCCL's (nccl_tuning.hpp), else 1 for link
   /// efficiencies (an ideal link).
@@ -103,6 +107,9 @@ struct ModelParams {
   [[nodiscard]] Time step_latency_or_default(AlgoFamily f, LinkClass c, Protocol p) const;
   /// The slice in effect under protocol `p`: the one set here, else NCCL's slice for `p`.
   [[nodiscard]] Bytes slice_or_default(Protocol p) const;
+  /// The host costs in effect: the ones set here, else the measured defaults (host_costs.hpp).
+  [[nodiscard]] Time host_launch_or_default() const;
+  [[nodiscard]] Time host_empty_call_or_default() const;
 
   /// Every field that `over` sets replaces this one's.
   void merge(const ModelParams& over);

@@ -257,6 +257,8 @@ class Reader {
       fail(line_, fmt::format("nThread {} x nGpus {} = {} ranks per process", *threads, *gpus, ranks),
            fmt::format("at most {} ranks (nccl-tests runs a few threads of a few GPUs each)", kMaxLogRanks));
     threads_gpus_ = static_cast<std::uint32_t>(ranks);
+    log_.gpus_per_thread = *gpus;
+    log_.gpus_per_thread_line = line_;
     threads_line_ = line_;
     full_header_ = true;
   }

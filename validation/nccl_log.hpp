@@ -57,6 +57,9 @@ struct NcclLog {
   std::size_t test_line = 0;        ///< line of "# Collective test starting" (or of a pasted command line)
   std::optional<std::uint32_t> ranks;  ///< "# Rank" lines counted, else nThread × nGpus; empty if unknown
   std::size_t ranks_line = 0;       ///< line that gave the rank count (the last "# Rank" line or nThread)
+  /// nGpus of "# nThread T nGpus G": GPUs each thread drove (nccl-tests -g G); empty if unsaid.
+  std::optional<std::uint32_t> gpus_per_thread;
+  std::size_t gpus_per_thread_line = 0;  ///< the nThread line (0 when none)
   std::vector<std::string> devices;  ///< device name of each rank, from the "# Rank" lines
   std::vector<std::string> hosts;    ///< distinct host names of the "# Rank" lines, in order of appearance
   std::string nccl_version;         ///< e.g. "2.29.2+cuda13.1"; empty when the log does not say

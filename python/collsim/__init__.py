@@ -227,7 +227,8 @@ def simulate(topology=None, **options):
     net_bandwidth, net_latency; default dgx-a100), ``size`` (required), ``collective``,
     ``algorithm`` (default ring; "nccl" for NCCL's choice), ``ranks``, ``dtype``, ``root``,
     ``chunk_size``, ``ps_shards``, ``ps_node``, ``protocol``, ``channels``, ``slice``, ``params``,
-    ``model``, ``max_ops``, ``nccl_algo`` (NCCL_ALGO's list, with algorithm "nccl"), ``network``,
+    ``model``, ``max_ops``, ``nccl_algo`` (NCCL_ALGO's list, with algorithm "nccl"),
+    ``gpus_per_thread`` (GPUs one host thread drives, as nccl-tests -g G; default 1), ``network``,
     ``verify`` (bool) and ``op``. Returns a Result. The GIL is released while it runs."""
     return Result(_json.loads(_collsim.simulate(_topology_argument(topology, "simulate"), options)))
 
@@ -239,7 +240,7 @@ def sweep(topologies=None, **options):
     ``sizes`` (list) or ``minbytes``/``maxbytes`` with ``stepfactor`` or ``stepbytes``,
     ``collectives`` (list), ``algorithms`` (list, or "all"), ``root``, ``chunk_size``,
     ``ps_shards``, ``dtype``, ``network``, ``params``, ``nccl_algo`` (NCCL_ALGO's list, with "nccl"
-    among the algorithms), ``jobs`` (threads; default all cores).
+    among the algorithms), ``gpus_per_thread``, ``jobs`` (threads; default all cores).
     Rows that were skipped or not simulated are reported as CollsimWarning."""
     import pandas  # only here: the rest of the module works without it
 
@@ -267,8 +268,10 @@ def compare(log, topology=None, **options):
     """Predicts every row of an nccl-tests log, as ``collsim compare``: ``log`` (its file),
     ``topology`` (or the generator keywords), ``algorithm`` (default "nccl": NCCL's choice per
     row), ``ranks`` and ``collective`` (for a log that does not say), ``network``, ``protocol``,
-    ``channels``, ``slice``, ``params``, ``max_ops``, ``nccl_algo``. Returns a CompareResult
-    (``rows``: a list of dicts, each with the ``algorithm`` that predicted it)."""
+    ``channels``, ``slice``, ``params``, ``max_ops``, ``nccl_algo``, ``gpus_per_thread`` (default:
+    the log's nGpus). Returns a CompareResult (``rows``: a list of dicts, each with the
+    ``algorithm``, ``protocol`` and ``channels`` that predicted it, and ``log_forms``: the pasted
+    forms the reader met)."""
     document, warnings = _collsim.compare(log, _topology_argument(topology, "compare"), options)
     for line in warnings:
         _warnings.warn(line, CollsimWarning, stacklevel=2)

@@ -183,6 +183,14 @@ Time checked_add(Time a, Time b) {
   return a + b;
 }
 
+Time checked_mul(Time a, std::uint64_t n) {
+  const u128 product = static_cast<u128>(a.count()) * n;
+  if (product > static_cast<u128>(Time::max().count()))
+    throw ClockOverflowError("the simulated time passes the clock's end (2^63 ps, about 106 days); use a smaller "
+                             "size, faster links or shorter latencies");
+  return Time{static_cast<std::int64_t>(product)};
+}
+
 Bytes parse_size(std::string_view text) {
   static constexpr u128 Ki = 1024;
   static constexpr std::array<UnitEntry, 19> kUnits{{

@@ -53,6 +53,9 @@ Time transfer_time(Bytes bytes, Bandwidth bw);
 /// end (2^63-1 ps, about 106 days) instead of wrapping around.
 Time checked_add(Time a, Time b);
 
+/// a · n for a non-negative time; throws ClockOverflowError as checked_add does.
+Time checked_mul(Time a, std::uint64_t n);
+
 /// Parses a size such as "1G" (2^30), "512KiB", "1.5M", "4GB" (4e9), "6", "100B".
 /// Negative, non-numeric, fractional-byte and out-of-range values throw UnitError.
 Bytes parse_size(std::string_view text);

@@ -371,13 +371,54 @@ TEST_CASE("a schedule too large to hold names the ranks and the algorithm", "[cl
                   "; expected fewer ranks or another --algorithm");
 }
 
-TEST_CASE("a collective of 0 bytes takes no time under NCCL's model and its latencies under the ideal one", "[cli]") {
+TEST_CASE("one thread driving G GPUs launches G collectives an iteration: the host's floor", "[cli][host]") {
+  // NVIDIA/nccl-tests#123 (DGX A100, -g 8): 33.7 us for 8 GPUs, 4.2 us a launch
+  // (topologies/host_costs.hpp). Ring all-reduce of 8 B on dgx-a100 takes 23.4 us on the GPUs
+  // (6.6 us LL base + 14 steps x (0.6 us + 2 x 0.3 us of route)), below 8 x 4.2 = 33.6 us.
+  const auto g8 = simulate_json({"dgx-a100", "--size", "8", "--gpus-per-thread", "8"});
+  CHECK(g8["time_ps"] == 33'600'000);
+  CHECK(g8["host_bound"] == true);
+  CHECK(g8["gpus_per_thread"] == 8);
+  CHECK(g8["collective_us"].get<double>() == Approx(23.4).margin(0.01));
+  const auto g1 = simulate_json({"dgx-a100", "--size", "8"});
+  CHECK(g1["host_bound"] == false);
+  CHECK(g1["host_us"] == 4.2);
+  CHECK(g1["time_ps"] == g1["collective_us"].get<double>() * 1e6);
+  // At 1 GiB the collective takes milliseconds: the host's 33.6 us changes nothing.
+  CHECK(simulate_json({"dgx-a100", "--size", "1G", "--gpus-per-thread", "8"})["time_ps"] ==
+        simulate_json({"dgx-a100", "--size", "1G"})["time_ps"]);
+  // The ideal α-β model has no host.
+  const auto ideal = simulate_json({"--gpus", "8", "--fabric", "switch", "--size", "8", "--gpus-per-thread", "8"});
+  CHECK(ideal["host_us"] == 0);
+  CHECK(ideal["host_bound"] == false);
+  // A parameter file sets the launch cost: 8 x 5 us = 40 us.
+  const std::string params = collsim::testing::temp_file(
+      "host-params.json", R"({"format": "collsim-params-1", "host_launch": "5us", "host_empty_call": "1us"})");
+  CHECK(simulate_json({"dgx-a100", "--size", "8", "--gpus-per-thread", "8", "--params", params})["time_ps"] == 40'000'000);
+  CHECK(simulate_json({"dgx-a100", "--size", "0", "--gpus-per-thread", "8", "--params", params})["time_ps"] == 8'000'000);
+  // The table says the host set the time.
+  CHECK_THAT(run_collsim({"simulate", "dgx-a100", "--size", "8", "--gpus-per-thread", "8"}).out,
+             Catch::Contains("  host                  33.6 us  (8 GPUs per thread (--gpus-per-thread) x 4.2 us for a "
+                             "launch; the host sets the time: the collective alone takes 23.4"));
+  check_bad_input({"simulate", "dgx-a100", "--size", "8", "--gpus-per-thread", "0"}, "--gpus-per-thread: found \"0\", expected a whole number from 1 to 1024");
+  check_bad_input({"simulate", "dgx-a100", "--size", "8", "--gpus-per-thread", "2000"}, "--gpus-per-thread: found \"2000\"");
+  check_bad_input({"simulate", "dgx-a100", "--size", "8", "--params",
+                   collsim::testing::temp_file("bad-host.json", R"({"format": "collsim-params-1", "host_launch": "fast"})")},
+                  "/host_launch");
+}
+
+TEST_CASE("a collective of 0 bytes takes the host's call under NCCL's model and its latencies under the ideal one", "[cli]") {
   // NCCL 2.30.7 discards a collective of count 0 (taskAppend, src/enqueue.cc: "Empty collectives can be
-  // discarded"): nccl-tests measures 0.13-0.16 us of launch overhead for it (the B200 all-gather log).
+  // discarded"): the time is the host's call alone, 0.13 us per GPU the thread drives
+  // (topologies/host_costs.hpp: 0.12-0.13 us measured on p5.48xlarge, one GPU per process).
   const auto nccl = simulate_json({"dgx-a100", "--size", "0"});
   CHECK(nccl["protocol"] != "none");
-  CHECK(nccl["time_ps"] == 0);
+  CHECK(nccl["time_ps"] == 130'000);
+  CHECK(nccl["host_bound"] == true);
   CHECK(nccl["closed_form_us"].is_null());
+  CHECK(nccl["events"] == 0);
+  // Eight GPUs from one thread (nccl-tests -g 8): eight calls.
+  CHECK(simulate_json({"dgx-a100", "--size", "0", "--gpus-per-thread", "8"})["time_ps"] == 8 * 130'000);
   // The ideal model: ring all-reduce on 4 GPUs of a switch (1 us per link, two links a hop) sends
   // 2(N-1) = 6 empty messages one after the other, 2 us each.
   const auto ideal = simulate_json({"--gpus", "4", "--fabric", "switch", "--size", "0"});

@@ -253,7 +253,8 @@ TEST_CASE("compare predicts each row exactly as simulate does for the same colle
   // The same path and defaults: row 1 MiB of the 4-GPU L40S log against `simulate l40s-pcie --size 1048576`.
   const auto j = nlohmann::json::parse(
       run_collsim({"compare", fixture("l40s_4gpu_ring.txt"), "l40s-pcie", "--format", "json"}).out);
-  const auto s = collsim::testing::simulate_json({"l40s-pcie", "--size", "1048576"});
+  // The log ran nThread 1 nGpus 4: one thread drove the 4 GPUs, which simulate is told.
+  const auto s = collsim::testing::simulate_json({"l40s-pcie", "--size", "1048576", "--gpus-per-thread", "4"});
   bool seen = false;
   for (const auto& row : j["rows"])
     if (row["size_bytes"] == 1048576) {
@@ -267,9 +268,16 @@ TEST_CASE("compare predicts each row exactly as simulate does for the same colle
                                                     "--algorithm", "direct", "--format", "json"})
                                            .out);
   CHECK(d["algorithm"] == "direct");
-  const auto sd = collsim::testing::simulate_json({"l40s-pcie", "--size", "8", "--algorithm", "direct"});
-  CHECK(d["rows"][0]["predicted_us"] == sd["time_us"]);
-  CHECK(d["rows"][0]["predicted_us"] != j["rows"][0]["predicted_us"]);
+  // At 1 MiB (line 32), where the host does not set the time: 4 x 4.2 us is far below it.
+  const auto sd = collsim::testing::simulate_json({"l40s-pcie", "--size", "1M", "--algorithm", "direct"});
+  const auto at_1m = [](const nlohmann::json& doc) {
+    for (const auto& row : doc["rows"])
+      if (row["size_bytes"] == 1048576) return row["predicted_us"];
+    return nlohmann::json();
+  };
+  CHECK(sd["host_bound"] == false);
+  CHECK(at_1m(d) == sd["time_us"]);
+  CHECK(at_1m(d) != at_1m(j));
 }
 
 TEST_CASE("compare: broadcast and reduce rows run from the printed root, the default topology is announced",

@@ -386,3 +386,20 @@ TEST_CASE("a sweep row whose time passes the clock's end is reported in its row 
   CHECK_THAT(many.err, Catch::Contains("sweep row 9 (") && !Catch::Contains("sweep row 10 (") &&
                            Catch::Contains("collsim: warning: sweep: 2 more row(s) not simulated"));
 }
+
+TEST_CASE("sweep --gpus-per-thread G puts the host's floor under every row", "[cli][sweep][host]") {
+  // 8 GPUs from one thread: 8 x 4.2 us = 33.6 us at 8 B (topologies/host_costs.hpp), where the
+  // collective alone takes 23.4 us; at 1 GiB the collective's milliseconds stand.
+  const auto g8 = run_collsim({"sweep", "dgx-a100", "--sizes", "8,1G", "--gpus-per-thread", "8"});
+  const auto g1 = run_collsim({"sweep", "dgx-a100", "--sizes", "8,1G"});
+  REQUIRE(g8.code == 0);
+  REQUIRE(g1.code == 0);
+  CHECK_THAT(g8.out, Catch::Contains(",allreduce,ring,8,2,float32,14,33.6,33600000,"));
+  CHECK_THAT(g1.out, Catch::Contains(",allreduce,ring,8,2,float32,14,23.400518,23400518,"));
+  const auto last_line = [](const std::string& s) {
+    const auto end = s.find_last_not_of('\n');
+    return s.substr(s.rfind('\n', end) + 1, end - s.rfind('\n', end));
+  };
+  CHECK(last_line(g8.out) == last_line(g1.out));
+  CHECK(run_collsim({"sweep", "dgx-a100", "--sizes", "8", "--gpus-per-thread", "0"}).code == 2);
+}

@@ -105,3 +105,20 @@ def test_nccl_choice_as_the_cli_makes_it():
     c = collsim.compare(log, topology="dgx-b200", ranks=8, collective="allreduce")
     assert c.algorithm == "nccl"
     assert c.rows[0]["algorithm"] == "ring" and c.rows[-1]["algorithm"] == "nvls"
+
+
+def test_gpus_per_thread_sets_the_host_floor():
+    # One thread driving 8 GPUs launches 8 collectives an iteration: 8 x 4.2 us = 33.6 us at 8 B
+    # (topologies/host_costs.hpp: NVIDIA/nccl-tests#123), above the collective's own 23.4 us.
+    r = collsim.simulate(topology="dgx-a100", size=8, gpus_per_thread=8)
+    assert r.time_us == 33.6
+    cli = cli_json("simulate", "dgx-a100", "--size", "8", "--gpus-per-thread", "8", "--format", "json")
+    assert cli["host_bound"] is True and cli["time_us"] == r.time_us
+    # compare reads nGpus from the log's header (the 4-GPU L40S log ran nThread 1 nGpus 4).
+    log = os.path.join(SOURCE, "tests", "data", "nccl-tests", "l40s_4gpu_ring.txt")
+    c = collsim.compare(log, topology="l40s-pcie", algorithm="ring")
+    assert c.rows[0]["predicted_us"] == 16.8 and c.rows[0]["host_bound"] is True
+    assert c.rows[0]["protocol"] == "ll"
+    with pytest.raises(collsim.Error, match="--gpus-per-thread: found \"0\"") as e:
+        collsim.simulate(topology="dgx-a100", size=8, gpus_per_thread=0)
+    assert e.value.field == "gpus_per_thread"

@@ -370,7 +370,7 @@ TEST_CASE("simulate --model prints a second opinion in table, json and csv", "[f
   CHECK_THAT(table.out, Catch::Contains("model (nccl)") && Catch::Contains("protocol") && Catch::Contains("channels"));
   const auto csv = run_collsim({"simulate", "--size", "1G", "--model", "nccl", "--format", "csv"});
   CHECK_THAT(csv.out, Catch::Contains(",protocol,channels,slice_bytes,model,model_us,protocol_source,channels_source,slice_source,"
-                                           "chunk_bytes,chunk_source\n"));
+                                           "chunk_bytes,chunk_source,gpus_per_thread,host_us,host_bound,collective_us\n"));
   CHECK_THAT(csv.out, Catch::Contains(",simple,24,1048576,nccl,"));
 }
 
@@ -431,6 +431,8 @@ TEST_CASE("params.schema.json lists exactly the keys a full parameter file has",
   for (auto& f : p.base_latency) f.fill(Time{1});
   for (auto& f : p.step_latency)
     for (auto& c : f) c.fill(Time{1});
+  p.host_launch = Time{2};
+  p.host_empty_call = Time{3};
   const auto full = nlohmann::json::parse(topo::write_model_params_json(p));
   std::set<std::string> written, listed;
   for (const auto& [k, v] : full.items()) written.insert(k);

@@ -158,3 +158,26 @@ TEST_CASE("nccl-algo refusals say what each allowed algorithm runs and why it ca
                    "--nccl-algo", "pat"},
                   "pat: NCCL runs PAT only with one GPU per node (ncclPatEnable); expected one rank per host");
 }
+
+TEST_CASE("hgx-h200 and gb200-nvl72: NCCL's constants for their architectures, by hand", "[cli][topology][fleet]") {
+  // hgx-h200: the H100's NVLink 4 (450 GB/s, SM90_NVLINK_BW 20.6 of 25: 0.824), so ring all-gather of
+  // 1 GiB on 8 GPUs runs at the NVLink bound 450 x 0.824 = 370.8 GB/s of busbw, within 1 %; NCCL's
+  // choice at 1 GiB is NVLS (Hopper: 16 NVLS channels, src/transport/nvls.cc), as on dgx-h100.
+  const auto ag = simulate_json({"hgx-h200", "--size", "1G", "--collective", "allgather", "--protocol", "simple"});
+  CHECK(ag["busbw_GBps"].get<double>() == Approx(370.8).epsilon(0.01));
+  const auto h200 = simulate_json({"hgx-h200", "--size", "1G", "--algorithm", "nccl"});
+  CHECK(h200["algorithm"] == "nvls");
+  CHECK(h200["channels"] == 16);
+  CHECK(h200["time_ps"] == simulate_json({"dgx-h100", "--size", "1G", "--algorithm", "nccl"})["time_ps"]);
+  // gb200-nvl72: 72 GPUs at 900 x 0.802 = 721.8 GB/s each. Ring all-gather of 1 GiB, Simple, 32
+  // channels: 8.4 us (base) + 71 steps x (3.4 us step + 2 x 0.3 us of route) + S x 71/72 / 721.8 GB/s
+  // = 8.4 + 284 + 1466.9 = 1759.3 us by hand; the pipeline overlaps part of the step latency.
+  const auto nvl = simulate_json({"gb200-nvl72", "--size", "1G", "--collective", "allgather", "--protocol", "simple"});
+  CHECK(nvl["ranks"] == 72);
+  CHECK(nvl["time_us"].get<double>() == Approx(1759.3).epsilon(0.02));
+  CHECK(nvl["time_us"].get<double>() >= 1073741824.0 * 71 / 72 / 721.8e3);  // never past the NVLink bound
+  // NVLS on the whole rack: Blackwell's 24 NVLS channels on one node.
+  const auto nvls = simulate_json({"gb200-nvl72", "--size", "64M", "--algorithm", "nccl"});
+  CHECK(nvls["algorithm"] == "nvls");
+  CHECK(nvls["channels"] == 24);
+}

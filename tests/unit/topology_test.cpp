@@ -231,6 +231,8 @@ TEST_CASE("bundled topologies load, with the GPU counts and bandwidths they desc
       {"l40s-pcie", {4, 8ull * 31'500'000'000}},                      // one PCIe Gen4 x16 link each
       {"dgx-h100-2node-ib400", {16, GBps(450) + GBps(63)}},           // NVSwitch plus PCIe Gen5 x16 to its NIC
       {"dgx-h100-4node-ib400", {32, GBps(450) + GBps(63)}},
+      {"hgx-h200", {8, GBps(450)}},      // H200 datasheet: NVLink 4, 18 x 25 GB/s
+      {"gb200-nvl72", {72, GBps(900)}},  // GB200 NVL72 datasheet: 18 NVLink 5 links x 50 GB/s
   };
   std::set<std::string, std::less<>> seen;
   for (const auto& b : collsim::topo::bundled_topologies()) {

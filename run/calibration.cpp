@@ -117,7 +117,49 @@ Calibration calibrate(const LogRun& run, const LogRequest& o, std::span<const va
   if (!o.model.params.empty()) base.merge(load_params_file(o.model.params));
   const topo::ModelParams flags = option_params(o.model, false);
   base.merge(flags);
-  const Model model(base, ring_classes(topology, run.ranks, run.paths.get()));
+  Classes classes = ring_classes(topology, run.ranks, run.paths.get());
+  Calibration c;
+  // An efficiency is fitted only where the rows can tell it: where at least two of them are bound by
+  // that class's bandwidth (half or more of the row's time moves with it). Fitted on rows that only
+  // its latencies move, it would soak up whatever the model's latencies miss, run off to values no
+  // link has (0.19 of NVLink on the B200 all-gather up to 16 MiB), and wreck the large sizes.
+  {
+    const Model probe(base, classes);
+    const std::vector<double> x0 = probe.start();
+    const auto times = [&](std::span<const double> x) {
+      ModelOptions fidelity = o.model;
+      fidelity.fitted = probe.params(x);
+      std::vector<double> t;
+      for (const auto& row : rows) t.push_back(to_us(predict_row(run, o, fidelity, row).time));
+      return t;
+    };
+    const std::vector<double> t0 = times(x0);
+    std::vector<LinkClass> identifiable;
+    for (std::size_t k = 0; k < classes.bottlenecks.size(); ++k) {
+      std::vector<double> x = x0;
+      x[1 + k] -= std::log(2.0);  // half the efficiency
+      const std::vector<double> t = times(x);
+      std::size_t bound = 0;
+      double most = 0;
+      for (std::size_t i = 0; i < t.size(); ++i) {
+        const double share = t0[i] > 0 && t[i] > 0 ? std::log(t[i] / t0[i]) / std::log(2.0) : 0.0;
+        most = std::max(most, share);
+        if (share >= kBandwidthBoundShare) ++bound;
+      }
+      if (bound >= kBandwidthBoundRows) {
+        identifiable.push_back(classes.bottlenecks[k]);
+      } else {
+        const LinkClass lc = classes.bottlenecks[k];
+        c.notes.push_back(fmt::format(
+            "link efficiency, {}: kept at {:.4g}: {} of the fitted rows {} bound by its bandwidth (at most {:.0f} % of "
+            "a row's time moves with it; {} needed); fit larger sizes to fit it",
+            topo::link_class_name(lc), base.link_efficiency_or_default(lc), bound, bound == 1 ? "is" : "are",
+            100.0 * most, kBandwidthBoundRows));
+      }
+    }
+    classes.bottlenecks = std::move(identifiable);
+  }
+  const Model model(base, classes);
 
   // The rows' errors under the parameters of x.
   const auto errors = [&](std::span<const double> x, std::vector<double>* abs_pct) {
@@ -141,16 +183,29 @@ Calibration calibrate(const LogRun& run, const LogRequest& o, std::span<const va
   options.tolerance = 1e-7;
   const auto fit = validation::nelder_mead([&](std::span<const double> x) { return errors(x, nullptr); }, x0, options);
 
-  Calibration c;
   std::vector<double> start_pct, fitted_pct;
   c.rms_log_error_start = std::sqrt(errors(x0, &start_pct));
   c.rms_log_error = std::sqrt(errors(fit.x, &fitted_pct));
   c.median_abs_error_start_pct = median(start_pct);
   c.median_abs_error_pct = median(fitted_pct);
+  std::vector<double> x = fit.x;
+  // Least squares on ln time can trade most rows for a few far ones: where the model's shape differs
+  // from the log's (a protocol or channel count picked at other sizes than NCCL did), scaling every
+  // latency up to meet a few slow rows makes the typical row worse. Such a fit explains nothing
+  // about the machine; the start is kept, and the note says what the fit would have done.
+  if (c.median_abs_error_pct > c.median_abs_error_start_pct) {
+    c.notes.push_back(fmt::format(
+        "the fit lowered the rms of ln(predicted/measured) ({:.4f} -> {:.4f}) but raised the median |error| of the "
+        "fitted rows ({:.1f} % -> {:.1f} %): the model's shape differs from the log's, so the starting values are kept",
+        c.rms_log_error_start, c.rms_log_error, c.median_abs_error_start_pct, c.median_abs_error_pct));
+    x = x0;
+    c.rms_log_error = c.rms_log_error_start;
+    c.median_abs_error_pct = c.median_abs_error_start_pct;
+  }
   c.rows = rows.size();
   c.evaluations = fit.evaluations;
-  c.values = model.values(x0, fit.x);
-  c.params = model.params(fit.x);
+  c.values = model.values(x0, x);
+  c.params = model.params(x);
   c.params.channels = flags.channels;
   c.params.slice = flags.slice;
   return c;

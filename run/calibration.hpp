@@ -5,7 +5,8 @@
 //   * one factor s on every latency: the base latencies (both families, every protocol) and the
 //     step latencies of every link class that a step of the ring over the log's ranks crosses;
 //   * the link efficiency e_c of each class c that holds a bottleneck of the ring's routes, in
-//     [0.001, 1] (latency factors stay in [e^-7, e^7]).
+//     [0.001, 1] (latency factors stay in [e^-7, e^7]), where at least two fitted rows are bound by
+//     that bandwidth (kBandwidthBoundShare); otherwise e_c keeps its value and a note says why.
 // Why one latency factor: a log runs one N, and a ring all-reduce pays base + 2(N-1)·step, so
 // one log cannot tell the base from the step latency (nor one protocol's from another's); the fit
 // keeps NCCL's ratios between them (src/graph/tuning.cc, topologies/nccl_tuning.hpp) and moves
@@ -49,7 +50,15 @@ struct Calibration {
   double rms_log_error = 0;        ///< ... after the fit
   double median_abs_error_start_pct = 0;  ///< median |error| of the fitted rows at the start
   double median_abs_error_pct = 0;        ///< ... after the fit
+  /// What was not fitted and why (an efficiency no fitted row is bound by), one line each.
+  std::vector<std::string> notes;
 };
+
+/// A row is bound by a link class's bandwidth when halving that class's efficiency lengthens it
+/// by at least 2^0.5 (half or more of its time moves with the bandwidth); an efficiency is
+/// fitted only when at least kBandwidthBoundRows fitted rows are.
+inline constexpr double kBandwidthBoundShare = 0.5;
+inline constexpr std::size_t kBandwidthBoundRows = 2;
 
 /// Fits `rows` (a non-empty subset of run.log.rows) of `run` with `o`'s algorithm and model
 /// options, in at most `max_evaluations` evaluations. Throws as predict_row does.

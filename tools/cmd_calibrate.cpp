@@ -26,6 +26,7 @@ std::string render_table(const CalibrateOptions& o, const run::LogRun& run, cons
   out += fmt::format("\n  rms of ln(predicted/measured): {:.4f} -> {:.4f}\n", c.rms_log_error_start, c.rms_log_error);
   out += fmt::format("  median |error| of the fitted rows: {:.1f} % -> {:.1f} %\n", c.median_abs_error_start_pct,
                      c.median_abs_error_pct);
+  for (const auto& note : c.notes) out += fmt::format("  {}\n", note);
   out += fmt::format("  wrote {} (use it with --params)\n", o.output);
   return out;
 }
@@ -43,6 +44,7 @@ std::string render_json(const CalibrateOptions& o, const run::LogRun& run, const
   j["values"] = values;
   j["rms_log_error"] = {{"start", c.rms_log_error_start}, {"fitted", c.rms_log_error}};
   j["median_abs_error_pct"] = {{"start", c.median_abs_error_start_pct}, {"fitted", c.median_abs_error_pct}};
+  j["notes"] = c.notes;
   j["output"] = o.output;
   return j.dump(2) + "\n";
 }

@@ -44,14 +44,20 @@ Time scaled(Time t, double factor) { return saturating_round_ps(static_cast<doub
 // The search may wander far on a flat objective; the values it tries stay where a run is defined:
 // latency factors in [e^-7, e^7] (about 1/1000 to 1000), efficiencies in [1/1000, 1] (beyond 1 the
 // objective is flat and the search comes back).
-double factor(double ln_s) { return std::exp(std::clamp(ln_s, -7.0, 7.0)); }
-double efficiency(double ln_e) { return std::clamp(std::exp(ln_e), 1e-3, 1.0); }
+double efficiency(double ln_e) { return std::clamp(std::exp(ln_e), kMinEfficiency, 1.0); }
 
 // The fitted variables (ln s, the latency factor, and ln e_c for every bottleneck class) as
 // parameters, over `base`.
 class Model {
  public:
-  Model(topo::ModelParams base, Classes classes) : base_(std::move(base)), classes_(std::move(classes)) {}
+  /// `max_ln_factor`: the largest ln of the latency factor (physics: no fixed latency above the
+  /// fastest measured collective), at most 7.
+  Model(topo::ModelParams base, Classes classes, double max_ln_factor = 7.0)
+      : base_(std::move(base)), classes_(std::move(classes)), max_ln_factor_(std::min(max_ln_factor, 7.0)) {}
+
+  double factor(double ln_s) const { return std::exp(std::clamp(ln_s, -7.0, max_ln_factor_)); }
+  double max_ln_factor() const { return max_ln_factor_; }
+  const Classes& classes() const { return classes_; }
 
   // The start: factor 1, efficiencies as `base` has them.
   std::vector<double> start() const {
@@ -86,20 +92,21 @@ class Model {
     const auto ring = topo::AlgoFamily::Ring;
     for (auto pr : {topo::Protocol::LL, topo::Protocol::Simple})
       out.push_back({fmt::format("base latency, ring {}", topo::protocol_name(pr)), "us",
-                     to_us(a.base_latency_or_default(ring, pr)), to_us(b.base_latency_or_default(ring, pr))});
+                     to_us(a.base_latency_or_default(ring, pr)), to_us(b.base_latency_or_default(ring, pr)), std::nullopt});
     for (LinkClass c : classes_.steps)
       for (auto pr : {topo::Protocol::LL, topo::Protocol::Simple})
         out.push_back({fmt::format("step latency, ring {} {}", topo::link_class_name(c), topo::protocol_name(pr)), "us",
-                       to_us(a.step_latency_or_default(ring, c, pr)), to_us(b.step_latency_or_default(ring, c, pr))});
+                       to_us(a.step_latency_or_default(ring, c, pr)), to_us(b.step_latency_or_default(ring, c, pr)), std::nullopt});
     for (LinkClass c : classes_.bottlenecks)
       out.push_back({fmt::format("link efficiency, {}", topo::link_class_name(c)), "", a.link_efficiency_or_default(c),
-                     b.link_efficiency_or_default(c)});
+                     b.link_efficiency_or_default(c), std::nullopt});
     return out;
   }
 
  private:
   topo::ModelParams base_;
   Classes classes_;
+  double max_ln_factor_ = 7.0;
 };
 
 double median(std::vector<double> v) {
@@ -159,7 +166,19 @@ Calibration calibrate(const LogRun& run, const LogRequest& o, std::span<const va
     }
     classes.bottlenecks = std::move(identifiable);
   }
-  const Model model(base, classes);
+  // Physics bounds the latency factor: the smallest fixed latency a collective pays (the ring's
+  // base latency of its fastest protocol) cannot exceed the fastest measured collective (rows of
+  // 0 bytes launch nothing and are left out).
+  double fastest_us = std::numeric_limits<double>::infinity();
+  for (const auto& row : rows)
+    if (row.size > 0) fastest_us = std::min(fastest_us, row.time_us);
+  Time smallest_base = Time::max();
+  for (std::size_t pr = 0; pr < topo::kProtocols; ++pr)
+    smallest_base = std::min(smallest_base, base.base_latency_or_default(topo::AlgoFamily::Ring, static_cast<topo::Protocol>(pr)));
+  const double max_ln_factor = std::isfinite(fastest_us) && smallest_base > Time{0}
+                                   ? std::log(fastest_us / to_us(smallest_base))
+                                   : 7.0;
+  const Model model(base, classes, max_ln_factor);
 
   // The rows' errors under the parameters of x.
   const auto errors = [&](std::span<const double> x, std::vector<double>* abs_pct) {
@@ -193,7 +212,8 @@ Calibration calibrate(const LogRun& run, const LogRequest& o, std::span<const va
   // from the log's (a protocol or channel count picked at other sizes than NCCL did), scaling every
   // latency up to meet a few slow rows makes the typical row worse. Such a fit explains nothing
   // about the machine; the start is kept, and the note says what the fit would have done.
-  if (c.median_abs_error_pct > c.median_abs_error_start_pct) {
+  // A point of median |error| is within what the logs' printed times and the fit's tolerance move.
+  if (c.median_abs_error_pct > c.median_abs_error_start_pct + kWorseMedianPoints) {
     c.notes.push_back(fmt::format(
         "the fit lowered the rms of ln(predicted/measured) ({:.4f} -> {:.4f}) but raised the median |error| of the "
         "fitted rows ({:.1f} % -> {:.1f} %): the model's shape differs from the log's, so the starting values are kept",
@@ -206,6 +226,44 @@ Calibration calibrate(const LogRun& run, const LogRequest& o, std::span<const va
   c.evaluations = fit.evaluations;
   c.values = model.values(x0, x);
   c.params = model.params(x);
+  if (x != x0) {
+    // Each fitted value's uncertainty, from the objective's curvature at the fit (least squares on
+    // ln time: var(ln θ) ≈ 2σ² / (n f''), σ² the residual variance, n rows; cross terms left out).
+    const double n = static_cast<double>(rows.size());
+    const double p = static_cast<double>(x.size());
+    const double f = errors(x, nullptr);
+    const double sigma2 = n > p ? f * n / (n - p) : f;
+    std::vector<double> rel(x.size(), std::numeric_limits<double>::infinity());
+    constexpr double h = 0.05;
+    for (std::size_t k = 0; k < x.size(); ++k) {
+      std::vector<double> up = x, down = x;
+      up[k] += h;
+      down[k] -= h;
+      const double curvature = (errors(up, nullptr) + errors(down, nullptr) - 2 * f) / (h * h);
+      if (curvature > 0) rel[k] = 100.0 * std::sqrt(2 * sigma2 / (n * curvature));
+    }
+    // Values: the latencies share coordinate 0, each efficiency its own (in the order of `values`).
+    std::size_t efficiency_k = 1;
+    for (auto& v : c.values) v.uncertainty_pct = v.unit == "us" ? rel[0] : rel[efficiency_k++];
+    // A value on a bound is where physics stopped the fit, not where the rows put it.
+    if (x[0] >= model.max_ln_factor() - 1e-3)
+      c.notes.push_back(fmt::format("the latency factor sits on its bound {:.4g}: the ring's smallest base latency "
+                                    "reaches the fastest measured collective ({} us); the rows want more latency "
+                                    "than a collective can pay",
+                                    std::exp(model.max_ln_factor()), fastest_us));
+    for (std::size_t k = 0; k < model.classes().bottlenecks.size(); ++k) {
+      const double e = efficiency(x[1 + k]);
+      const std::string_view name = topo::link_class_name(model.classes().bottlenecks[k]);
+      if (e >= 1.0 - 1e-9)
+        c.notes.push_back(fmt::format("link efficiency, {}: sits on its bound 1 (the link's full rate): the rows want "
+                                      "more bandwidth than the link has",
+                                      name));
+      else if (e <= kMinEfficiency * 1.001)
+        c.notes.push_back(fmt::format("link efficiency, {}: sits on its bound {}: the rows want less bandwidth than "
+                                      "any link delivers",
+                                      name, kMinEfficiency));
+    }
+  }
   c.params.channels = flags.channels;
   c.params.slice = flags.slice;
   return c;

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -35,6 +36,9 @@ struct FittedValue {
   std::string unit;  ///< "us" or "" (a ratio)
   double start = 0;
   double fitted = 0;
+  /// One standard error of the fitted value, in % of it (from the objective's curvature); nullopt
+  /// when it was not fitted (kept) or the fit was not kept.
+  std::optional<double> uncertainty_pct;
 };
 
 /// The outcome of a fit.
@@ -59,6 +63,10 @@ struct Calibration {
 /// fitted only when at least kBandwidthBoundRows fitted rows are.
 inline constexpr double kBandwidthBoundShare = 0.5;
 inline constexpr std::size_t kBandwidthBoundRows = 2;
+/// A fit is not kept when it raises the fitted rows' median |error| by more than this many points.
+inline constexpr double kWorseMedianPoints = 1.0;
+/// The smallest efficiency a fit may give: a link that delivers 1/1000 of its rate is broken.
+inline constexpr double kMinEfficiency = 1e-3;
 
 /// Fits `rows` (a non-empty subset of run.log.rows) of `run` with `o`'s algorithm and model
 /// options, in at most `max_evaluations` evaluations. Throws as predict_row does.

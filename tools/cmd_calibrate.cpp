@@ -1,5 +1,6 @@
 // collsim calibrate: fit the model parameters to an nccl-tests log (run/calibration.hpp), write
 // them as a parameter file that --params reads, and print the fit.
+#include <cmath>
 #include <limits>
 
 #include <fmt/format.h>
@@ -18,10 +19,13 @@ namespace {
 std::string render_table(const CalibrateOptions& o, const run::LogRun& run, const run::Calibration& c) {
   std::string out = fmt::format("{} ({}, {} ranks): fitted {} of {} rows in {} evaluations\n\n", o.compare.log,
                                 run::test_program(run), run.ranks, c.rows, run.log.rows.size(), c.evaluations);
-  out += fmt::format("  {:<36} {:>10} {:>10}\n", "parameter", "start", "fitted");
+  out += fmt::format("  {:<36} {:>10} {:>10} {:>10}\n", "parameter", "start", "fitted", "+-1 s.e.");
   for (const auto& v : c.values) {
     const std::string name = v.unit.empty() ? v.name : fmt::format("{} ({})", v.name, v.unit);
-    out += fmt::format("  {:<36} {:>10.4g} {:>10.4g}\n", name, v.start, v.fitted);
+    const std::string se = !v.uncertainty_pct ? "kept"
+                           : std::isfinite(*v.uncertainty_pct) ? fmt::format("{:.1f} %", *v.uncertainty_pct)
+                                                               : "flat";
+    out += fmt::format("  {:<36} {:>10.4g} {:>10.4g} {:>10}\n", name, v.start, v.fitted, se);
   }
   out += fmt::format("\n  rms of ln(predicted/measured): {:.4f} -> {:.4f}\n", c.rms_log_error_start, c.rms_log_error);
   out += fmt::format("  median |error| of the fitted rows: {:.1f} % -> {:.1f} %\n", c.median_abs_error_start_pct,
@@ -40,7 +44,14 @@ std::string render_json(const CalibrateOptions& o, const run::LogRun& run, const
   j["rows_fitted"] = c.rows;
   j["evaluations"] = c.evaluations;
   auto values = nlohmann::ordered_json::array();
-  for (const auto& v : c.values) values.push_back({{"name", v.name}, {"unit", v.unit}, {"start", v.start}, {"fitted", v.fitted}});
+  for (const auto& v : c.values) {
+    const bool known = v.uncertainty_pct && std::isfinite(*v.uncertainty_pct);
+    values.push_back({{"name", v.name},
+                      {"unit", v.unit},
+                      {"start", v.start},
+                      {"fitted", v.fitted},
+                      {"uncertainty_pct", known ? nlohmann::ordered_json(*v.uncertainty_pct) : nlohmann::ordered_json(nullptr)}});
+  }
   j["values"] = values;
   j["rms_log_error"] = {{"start", c.rms_log_error_start}, {"fitted", c.rms_log_error}};
   j["median_abs_error_pct"] = {{"start", c.median_abs_error_start_pct}, {"fitted", c.median_abs_error_pct}};

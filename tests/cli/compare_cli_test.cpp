@@ -358,6 +358,35 @@ TEST_CASE("calibrate keeps an efficiency the rows cannot tell, and a fit that ma
   CHECK(median_abs_error(a, 32u << 20) <= median_abs_error(b, 32u << 20) + 0.5);
 }
 
+// Issue 17: a fit that hits a bound says so. The 2-GPU L40S log (busbw 20-21 GB/s at 64-128 MiB) on
+// a made-up switch of 12 GB/s links: the rows want more bandwidth than the links have, so the
+// efficiency stops at 1; every fitted value carries its standard error.
+TEST_CASE("calibrate says when a fitted value sits on its physical bound, and gives each one's uncertainty",
+          "[cli][calibrate]") {
+  const auto dir = collsim::testing::scratch_dir("calibrate_bound");
+  const auto params = (dir / "bound.json").string();
+  const auto fit = run_collsim({"calibrate", fixture("l40s_2gpu_ring.txt"), "--gpus", "2", "--fabric", "switch",
+                                "--link-bandwidth", "12GB/s", "--link-latency", "1us", "--format", "json", "-o", params});
+  INFO(fit.err);
+  REQUIRE(fit.code == 0);
+  const auto f = nlohmann::json::parse(fit.out);
+  std::string notes;
+  for (const auto& n : f["notes"]) notes += n.get<std::string>() + "\n";
+  CHECK_THAT(notes, Catch::Contains("link efficiency, nvlink: sits on its bound 1 (the link's full rate)"));
+  for (const auto& v : f["values"]) {
+    INFO(v.dump());
+    if (v["unit"] == "us") {
+      REQUIRE(v["uncertainty_pct"].is_number());
+      CHECK(v["uncertainty_pct"].get<double>() > 0);
+      CHECK(v["uncertainty_pct"].get<double>() < 50);
+    }
+  }
+  // The table says it too, and marks a value the fit could not move (flat at its bound).
+  const auto table = run_collsim({"calibrate", fixture("l40s_2gpu_ring.txt"), "--gpus", "2", "--fabric", "switch",
+                                  "--link-bandwidth", "12GB/s", "--link-latency", "1us", "-o", params});
+  CHECK_THAT(table.out, Catch::Contains("+-1 s.e.") && Catch::Contains("sits on its bound 1"));
+}
+
 // Issue 4's acceptance: calibration predicts what it was not fitted on. The measured times are the
 // real nccl-tests logs in tests/data/nccl-tests (shared/data/README.md gives their sources).
 TEST_CASE("calibrate on the 2-GPU L40S log predicts the 4-GPU log within 10 % median", "[cli][calibrate]") {

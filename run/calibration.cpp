@@ -119,12 +119,36 @@ double median(std::vector<double> v) {
 
 Calibration calibrate(const LogRun& run, const LogRequest& o, std::span<const validation::NcclRow> rows,
                       std::size_t max_evaluations) {
-  const topo::Topology& topology = run.topology;
+  const LogRows one{&run, {rows.begin(), rows.end()}};
+  return calibrate(std::span(&one, 1), o, max_evaluations);
+}
+
+Calibration calibrate(std::span<const LogRows> logs, const LogRequest& o, std::size_t max_evaluations) {
+  const topo::Topology& topology = logs.front().run->topology;
+  // Every row of every log, with the log it belongs to.
+  struct Fitted {
+    const LogRun* run;
+    validation::NcclRow row;
+  };
+  std::vector<Fitted> rows;
+  for (const auto& l : logs)
+    for (const auto& r : l.rows) rows.push_back({l.run, r});
   topo::ModelParams base = topology.params();
   if (!o.model.params.empty()) base.merge(load_params_file(o.model.params));
   const topo::ModelParams flags = option_params(o.model, false);
   base.merge(flags);
-  Classes classes = ring_classes(topology, run.ranks, run.paths.get());
+  // The classes of every log's ring (the logs may run different N).
+  Classes classes;
+  for (const auto& l : logs) {
+    const Classes more = ring_classes(topology, l.run->ranks, l.run->paths.get());
+    for (LinkClass c : more.steps)
+      if (std::find(classes.steps.begin(), classes.steps.end(), c) == classes.steps.end()) classes.steps.push_back(c);
+    for (LinkClass c : more.bottlenecks)
+      if (std::find(classes.bottlenecks.begin(), classes.bottlenecks.end(), c) == classes.bottlenecks.end())
+        classes.bottlenecks.push_back(c);
+  }
+  std::sort(classes.steps.begin(), classes.steps.end());
+  std::sort(classes.bottlenecks.begin(), classes.bottlenecks.end());
   Calibration c;
   // An efficiency is fitted only where the rows can tell it: where at least two of them are bound by
   // that class's bandwidth (half or more of the row's time moves with it). Fitted on rows that only
@@ -137,7 +161,7 @@ Calibration calibrate(const LogRun& run, const LogRequest& o, std::span<const va
       ModelOptions fidelity = o.model;
       fidelity.fitted = probe.params(x);
       std::vector<double> t;
-      for (const auto& row : rows) t.push_back(to_us(predict_row(run, o, fidelity, row).time));
+      for (const auto& f : rows) t.push_back(to_us(predict_row(*f.run, o, fidelity, f.row).time));
       return t;
     };
     const std::vector<double> t0 = times(x0);
@@ -170,8 +194,8 @@ Calibration calibrate(const LogRun& run, const LogRequest& o, std::span<const va
   // base latency of its fastest protocol) cannot exceed the fastest measured collective (rows of
   // 0 bytes launch nothing and are left out).
   double fastest_us = std::numeric_limits<double>::infinity();
-  for (const auto& row : rows)
-    if (row.size > 0) fastest_us = std::min(fastest_us, row.time_us);
+  for (const auto& f : rows)
+    if (f.row.size > 0) fastest_us = std::min(fastest_us, f.row.time_us);
   Time smallest_base = Time::max();
   for (std::size_t pr = 0; pr < topo::kProtocols; ++pr)
     smallest_base = std::min(smallest_base, base.base_latency_or_default(topo::AlgoFamily::Ring, static_cast<topo::Protocol>(pr)));
@@ -181,16 +205,17 @@ Calibration calibrate(const LogRun& run, const LogRequest& o, std::span<const va
   const Model model(base, classes, max_ln_factor);
 
   // The rows' errors under the parameters of x.
+  // abs_pct, when given, gets each row's |error| in %, in row order.
   const auto errors = [&](std::span<const double> x, std::vector<double>* abs_pct) {
     ModelOptions fidelity = o.model;
     fidelity.fitted = model.params(x);
     double sum = 0;
-    for (const auto& row : rows) {
-      const double predicted = to_us(predict_row(run, o, fidelity, row).time);
+    for (const auto& f : rows) {
+      const double predicted = to_us(predict_row(*f.run, o, fidelity, f.row).time);
       if (predicted <= 0) return std::numeric_limits<double>::infinity();
-      const double d = std::log(predicted) - std::log(row.time_us);
+      const double d = std::log(predicted) - std::log(f.row.time_us);
       sum += d * d;
-      if (abs_pct) abs_pct->push_back(std::abs(100.0 * (predicted - row.time_us) / row.time_us));
+      if (abs_pct) abs_pct->push_back(std::abs(100.0 * (predicted - f.row.time_us) / f.row.time_us));
     }
     return sum / static_cast<double>(rows.size());
   };
@@ -223,6 +248,24 @@ Calibration calibrate(const LogRun& run, const LogRequest& o, std::span<const va
     c.median_abs_error_pct = c.median_abs_error_start_pct;
   }
   c.rows = rows.size();
+  // Each log's median |error| before and after (the rows are in log order).
+  {
+    std::vector<double> kept_pct;
+    if (x == x0) kept_pct = start_pct;
+    else errors(x, &kept_pct);
+    std::size_t at = 0;
+    for (const auto& l : logs) {
+      LogFit fit_of_log;
+      fit_of_log.log = l.run->log.file;
+      fit_of_log.rows = l.rows.size();
+      fit_of_log.median_abs_error_start_pct =
+          median({start_pct.begin() + static_cast<std::ptrdiff_t>(at), start_pct.begin() + static_cast<std::ptrdiff_t>(at + l.rows.size())});
+      fit_of_log.median_abs_error_pct =
+          median({kept_pct.begin() + static_cast<std::ptrdiff_t>(at), kept_pct.begin() + static_cast<std::ptrdiff_t>(at + l.rows.size())});
+      at += l.rows.size();
+      c.logs.push_back(std::move(fit_of_log));
+    }
+  }
   c.evaluations = fit.evaluations;
   c.values = model.values(x0, x);
   c.params = model.params(x);

@@ -41,6 +41,14 @@ struct FittedValue {
   std::optional<double> uncertainty_pct;
 };
 
+/// One log of a fit: its rows fitted and their median |error| before and after.
+struct LogFit {
+  std::string log;
+  std::size_t rows = 0;
+  double median_abs_error_start_pct = 0;
+  double median_abs_error_pct = 0;
+};
+
 /// The outcome of a fit.
 struct Calibration {
   /// What the parameter file holds: the fitted latencies and efficiencies, the protocol (auto
@@ -54,6 +62,8 @@ struct Calibration {
   double rms_log_error = 0;        ///< ... after the fit
   double median_abs_error_start_pct = 0;  ///< median |error| of the fitted rows at the start
   double median_abs_error_pct = 0;        ///< ... after the fit
+  /// Per log, in the order given.
+  std::vector<LogFit> logs;
   /// What was not fitted and why (an efficiency no fitted row is bound by), one line each.
   std::vector<std::string> notes;
 };
@@ -72,5 +82,16 @@ inline constexpr double kMinEfficiency = 1e-3;
 /// options, in at most `max_evaluations` evaluations. Throws as predict_row does.
 [[nodiscard]] Calibration calibrate(const LogRun& run, const LogRequest& o, std::span<const validation::NcclRow> rows,
                                     std::size_t max_evaluations);
+
+/// A log and the rows of it to fit (a non-empty subset of run->log.rows).
+struct LogRows {
+  const LogRun* run = nullptr;
+  std::vector<validation::NcclRow> rows;
+};
+
+/// Fits every log's rows at once (one machine: the same topology, algorithm and model options `o`,
+/// several N or collectives): the objective is the mean over all their rows, and the result says
+/// each log's error. `logs` is non-empty and every run is on the same topology. Throws as predict_row.
+[[nodiscard]] Calibration calibrate(std::span<const LogRows> logs, const LogRequest& o, std::size_t max_evaluations);
 
 }  // namespace collsim::run

@@ -16,9 +16,20 @@
 namespace collsim::cli {
 namespace {
 
-std::string render_table(const CalibrateOptions& o, const run::LogRun& run, const run::Calibration& c) {
-  std::string out = fmt::format("{} ({}, {} ranks): fitted {} of {} rows in {} evaluations\n\n", o.compare.log,
-                                run::test_program(run), run.ranks, c.rows, run.log.rows.size(), c.evaluations);
+// The rows of every log fitted (the log and the --also logs).
+std::size_t all_rows(std::span<const run::LogRun> runs) {
+  std::size_t n = 0;
+  for (const auto& r : runs) n += r.log.rows.size();
+  return n;
+}
+
+std::string render_table(const CalibrateOptions& o, std::span<const run::LogRun> runs, const run::Calibration& c) {
+  const run::LogRun& run = runs.front();
+  std::string out = fmt::format("{} ({}, {} ranks){}: fitted {} of {} rows in {} evaluations\n\n", o.compare.log,
+                                run::test_program(run), run.ranks,
+                                runs.size() > 1 ? fmt::format(" and {} more log{}", runs.size() - 1, runs.size() > 2 ? "s" : "")
+                                                : std::string(),
+                                c.rows, all_rows(runs), c.evaluations);
   out += fmt::format("  {:<36} {:>10} {:>10} {:>10}\n", "parameter", "start", "fitted", "+-1 s.e.");
   for (const auto& v : c.values) {
     const std::string name = v.unit.empty() ? v.name : fmt::format("{} ({})", v.name, v.unit);
@@ -30,17 +41,22 @@ std::string render_table(const CalibrateOptions& o, const run::LogRun& run, cons
   out += fmt::format("\n  rms of ln(predicted/measured): {:.4f} -> {:.4f}\n", c.rms_log_error_start, c.rms_log_error);
   out += fmt::format("  median |error| of the fitted rows: {:.1f} % -> {:.1f} %\n", c.median_abs_error_start_pct,
                      c.median_abs_error_pct);
+  if (c.logs.size() > 1)
+    for (const auto& l : c.logs)
+      out += fmt::format("    {} ({} rows): {:.1f} % -> {:.1f} %\n", l.log, l.rows, l.median_abs_error_start_pct,
+                         l.median_abs_error_pct);
   for (const auto& note : c.notes) out += fmt::format("  {}\n", note);
   out += fmt::format("  wrote {} (use it with --params)\n", o.output);
   return out;
 }
 
-std::string render_json(const CalibrateOptions& o, const run::LogRun& run, const run::Calibration& c) {
+std::string render_json(const CalibrateOptions& o, std::span<const run::LogRun> runs, const run::Calibration& c) {
+  const run::LogRun& run = runs.front();
   nlohmann::ordered_json j;
   j["log"] = o.compare.log;
   j["test"] = run::test_program(run);
   j["ranks"] = run.ranks;
-  j["rows"] = run.log.rows.size();
+  j["rows"] = all_rows(runs);
   j["rows_fitted"] = c.rows;
   j["evaluations"] = c.evaluations;
   auto values = nlohmann::ordered_json::array();
@@ -55,6 +71,12 @@ std::string render_json(const CalibrateOptions& o, const run::LogRun& run, const
   j["values"] = values;
   j["rms_log_error"] = {{"start", c.rms_log_error_start}, {"fitted", c.rms_log_error}};
   j["median_abs_error_pct"] = {{"start", c.median_abs_error_start_pct}, {"fitted", c.median_abs_error_pct}};
+  auto logs = nlohmann::ordered_json::array();
+  for (const auto& l : c.logs)
+    logs.push_back({{"log", l.log},
+                    {"rows_fitted", l.rows},
+                    {"median_abs_error_pct", {{"start", l.median_abs_error_start_pct}, {"fitted", l.median_abs_error_pct}}}});
+  j["logs"] = logs;
   j["notes"] = c.notes;
   j["output"] = o.output;
   return j.dump(2) + "\n";
@@ -74,6 +96,9 @@ CLI::App* add_calibrate(CLI::App& app, CalibrateOptions& o) {
   add_value(*cmd, "--max-evaluations", o.max_evaluations,
             "Stop the fit after this many evaluations, each a simulation of every fitted row (default 150)");
   add_value(*cmd, "--format", o.compare.format, "table (default) or json");
+  cmd->add_option("--also", o.also,
+                  "Another nccl-tests log of the same machine to fit at once (repeatable): same topology, algorithm "
+                  "and flags, its own ranks and collective from its header (or --ranks/--collective)");
   return cmd;
 }
 
@@ -88,19 +113,30 @@ int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& er
   const std::size_t max_evaluations =
       o.max_evaluations.empty() ? 150 : parse_count("--max-evaluations", o.max_evaluations, 1, 100000);
   const run::LogRequest request = log_request(o.compare);
-  const run::LogRun run = run::open_log_run(request);
-  std::vector<validation::NcclRow> rows;
-  for (const auto& r : run.log.rows)
-    if (r.size >= min_size && r.size <= max_size) rows.push_back(r);
-  if (rows.empty())
-    throw UsageError(fmt::format("--min-size/--max-size: no row of {} lies between {} and {} bytes; expected at least "
-                                 "one row to fit",
-                                 run.log.file, min_size, max_size));
-  const run::Calibration c = run::calibrate(run, request, rows, max_evaluations);
+  // The log, then every --also log, each read and settled on the same topology.
+  std::vector<run::LogRun> runs;
+  runs.push_back(run::open_log_run(request));
+  for (const auto& path : o.also) {
+    run::LogRequest more = request;
+    more.log = path;
+    runs.push_back(run::open_log_run(more));
+  }
+  std::vector<run::LogRows> logs;
+  for (const auto& r : runs) {
+    run::LogRows l{&r, {}};
+    for (const auto& row : r.log.rows)
+      if (row.size >= min_size && row.size <= max_size) l.rows.push_back(row);
+    if (l.rows.empty())
+      throw UsageError(fmt::format("--min-size/--max-size: no row of {} lies between {} and {} bytes; expected at "
+                                   "least one row to fit",
+                                   r.log.file, min_size, max_size));
+    logs.push_back(std::move(l));
+  }
+  const run::Calibration c = run::calibrate(logs, request, max_evaluations);
   const std::string text = topo::write_model_params_json(c.params);
   run::write_file_atomically(o.output, [&](std::ostream& f) { f << text; });
   o.compare.topology.default_notice(err);
-  out << (o.compare.format == "json" ? render_json(o, run, c) : render_table(o, run, c));
+  out << (o.compare.format == "json" ? render_json(o, runs, c) : render_table(o, runs, c));
   return kExitOk;
 }
 

@@ -73,6 +73,7 @@ struct CalibrateOptions {
   std::string min_size;         ///< --min-size S: fit only rows of at least S bytes
   std::string max_size;         ///< --max-size S: fit only rows of at most S bytes
   std::string max_evaluations;  ///< --max-evaluations K; empty: 150
+  std::vector<std::string> also;  ///< --also LOG (repeatable): more logs of the same machine, fitted at once
 };
 CLI::App* add_calibrate(CLI::App& app, CalibrateOptions& options);
 /// Fits the model parameters to the log (run/calibration.hpp), writes them to options.output

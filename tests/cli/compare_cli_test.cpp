@@ -387,6 +387,29 @@ TEST_CASE("calibrate says when a fitted value sits on its physical bound, and gi
   CHECK_THAT(table.out, Catch::Contains("+-1 s.e.") && Catch::Contains("sits on its bound 1"));
 }
 
+// Issue 17: one machine, several N: the 2- and 4-GPU L40S logs fitted at once, each log's error said.
+TEST_CASE("calibrate --also fits several logs of one machine at once and reports each", "[cli][calibrate]") {
+  const auto dir = collsim::testing::scratch_dir("calibrate_also");
+  const auto params = (dir / "both.json").string();
+  const auto fit = run_collsim({"calibrate", fixture("l40s_2gpu_ring.txt"), "l40s-pcie", "--also",
+                                fixture("l40s_4gpu_ring.txt"), "--format", "json", "-o", params});
+  INFO(fit.err);
+  REQUIRE(fit.code == 0);
+  const auto f = nlohmann::json::parse(fit.out);
+  CHECK(f["rows"] == 50);
+  CHECK(f["rows_fitted"] == 50);
+  REQUIRE(f["logs"].size() == 2);
+  CHECK(f["logs"][0]["rows_fitted"] == 25);
+  CHECK(f["logs"][1]["log"] == fixture("l40s_4gpu_ring.txt"));
+  for (const auto& l : f["logs"]) CHECK(l["median_abs_error_pct"]["fitted"].get<double>() <= 10.0);
+  // Each log's median after the fit is what compare gives with the file.
+  const auto r = run_collsim({"compare", fixture("l40s_4gpu_ring.txt"), "l40s-pcie", "--params", params, "--format", "json"});
+  CHECK(median_abs_error(nlohmann::json::parse(r.out)) ==
+        Approx(f["logs"][1]["median_abs_error_pct"]["fitted"].get<double>()).epsilon(1e-9));
+  check_bad_input({"calibrate", fixture("l40s_2gpu_ring.txt"), "l40s-pcie", "--also", "/nonexistent/more.txt", "-o", params},
+                  "/nonexistent/more.txt");
+}
+
 // Issue 4's acceptance: calibration predicts what it was not fitted on. The measured times are the
 // real nccl-tests logs in tests/data/nccl-tests (shared/data/README.md gives their sources).
 TEST_CASE("calibrate on the 2-GPU L40S log predicts the 4-GPU log within 10 % median", "[cli][calibrate]") {

@@ -267,6 +267,7 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
   if (o.max_ops) {
     check_count(Field::MaxOps, *o.max_ops, 1, std::numeric_limits<std::uint32_t>::max());
     f.max_ops = *o.max_ops;
+    f.max_ops_requested = true;
   }
   if (o.gpus_per_thread) {
     check_count(Field::GpusPerThread, *o.gpus_per_thread, 1, kMaxGpusPerThread);
@@ -358,6 +359,13 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
     f.host_empty = checked_mul(f.params.host_empty_call_or_default(), f.gpus_per_thread);
   }
   return f;
+}
+
+std::string Fidelity::op_budget_text(std::uint64_t allowed) const {
+  // `allowed` passes max_ops where the schedule's least ops (one chunk or slice each) already do.
+  const std::string least = allowed > max_ops ? fmt::format(", the least this schedule can have", max_ops) : "";
+  return max_ops_requested ? fmt::format("--max-ops {}{}", allowed, least)
+                           : fmt::format("the default op budget ({} ops; --max-ops): {}{}", max_ops, allowed, least);
 }
 
 std::optional<Time> nccl_model_time(const Fidelity& f, const topo::Topology& topology,

@@ -40,6 +40,10 @@ struct Fidelity {
   /// takes about 200 B and, on a contended NVSwitch, 1 to 3 microseconds per op
   /// (bench/PROFILE.md 3.7), so the default keeps one under about a second.
   std::uint64_t max_ops = std::uint64_t{1} << 18;
+  bool max_ops_requested = false;  ///< the request's max_ops set it (reports then name the flag's value)
+  /// How reports name the budget: "--max-ops N" when the request set it, else "the default op
+  /// budget N (--max-ops)".
+  [[nodiscard]] std::string op_budget_text(std::uint64_t allowed) const;
   sim::CostSettings costs;
   /// Which of NCCL's algorithms runs (algo::AlgorithmInfo::family).
   algo::NcclFamily nccl = algo::NcclFamily::None;

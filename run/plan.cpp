@@ -185,8 +185,8 @@ std::string fit_chunk_size(const algo::AlgorithmInfo& algorithm, algo::Request& 
                                  ops(request.chunk_size),
                                  algo::pipeline_chunk_count(share, request.chunk_size, request.element_size), allowed,
                                  format_size(fit), algorithm.pipelines_parts ? "rank's part" : "channel"));
-  const std::string raised = fmt::format("default {}, raised to stay within --max-ops {}", format_size(request.chunk_size),
-                                         allowed);
+  const std::string raised = fmt::format("default {}, raised to stay within {}", format_size(request.chunk_size),
+                                         fidelity.op_budget_text(allowed));
   request.chunk_size = fit;
   return raised;
 }
@@ -316,8 +316,8 @@ void apply_slicing(Plan& plan, const topo::Topology& topology) {
                                    "expected {0} {6} or more, or 0 for whole chunks",
                                    ref(Field::Slice), ref(Field::MaxOps), format_size(f.slice), format_size(plan.schedule.header.size), ops(f.slice), allowed,
                                    format_size(fit)));
-    f.slice_source = fmt::format("{} gave {}, raised to stay within --max-ops {}", f.slice_source, format_size(f.slice),
-                                 allowed);
+    f.slice_source = fmt::format("{} gave {}, raised to stay within {}", f.slice_source, format_size(f.slice),
+                                 f.op_budget_text(allowed));
     f.slice = fit;
   }
   plan.schedule = sched::slice_schedule(plan.schedule, f.slice);

@@ -33,19 +33,30 @@ int run_explain(const ExplainOptions& o, std::ostream& out) {
   // One byte per element: the schedule cuts elements exactly as it cuts bytes.
   algo::Request request = run::make_request(algorithm, options, ranks, elements);
   request.element_size = 1;
+  const std::uint32_t nodes = o.nodes.empty() ? 1 : parse_count("--nodes", o.nodes, 1, ranks);
   if (!o.nodes.empty()) {
-    const std::uint32_t nodes = parse_count("--nodes", o.nodes, 1, ranks);
     if (ranks % nodes != 0)
       throw UsageError(fmt::format("--nodes: --ranks {} is not a multiple of --nodes {}; expected the same number of "
                                    "GPUs on every host", ranks, nodes));
     request.hosts = algo::equal_hosts(ranks, nodes);
   }
   const sched::Schedule schedule = algorithm.build(request);
-  // Helpers (NVLS's switch, ps servers) take letters too: say which flag to change, not an internal error.
-  if (schedule.total_ranks() > 26)
+  // Helpers (NVLS's switch, ps servers) take letters too: say which flag to change, not an internal
+  // error, and suggest a rank count that fits with its helpers and splits evenly over --nodes.
+  if (schedule.total_ranks() > 26) {
+    std::uint32_t fits = 0;
+    for (std::uint32_t r = ranks - 1; r >= nodes && fits == 0; --r) {
+      if (r % nodes != 0) continue;
+      algo::Request fewer = run::make_request(algorithm, options, r, elements);
+      fewer.element_size = 1;
+      if (!o.nodes.empty()) fewer.hosts = algo::equal_hosts(r, nodes);
+      if (algorithm.build(fewer).total_ranks() <= 26) fits = r;
+    }
     throw UsageError(fmt::format("--ranks: {} with --ranks {} has {} ranks with its helper rank(s), and explain names "
-                                 "at most 26 (A..Z); expected --ranks {} or fewer",
-                                 algorithm.name, ranks, schedule.total_ranks(), 26 - schedule.header.helpers));
+                                 "at most 26 (A..Z); expected --ranks {} or fewer{}",
+                                 algorithm.name, ranks, schedule.total_ranks(), fits,
+                                 o.nodes.empty() ? "" : fmt::format(" (a multiple of --nodes {})", nodes)));
+  }
   // Helper ranks by what the entry says they are: the switch of NVLS, a parameter server.
   const std::string helper = algorithm.switch_reduction ? "switch" : algorithm.takes.ps_node ? "server" : "helper";
   out << reports::render_explanation(schedule, reports::explain(schedule, helper));

@@ -99,6 +99,20 @@ TEST_CASE("explain refuses more than 26 ranks with the helper counted, naming --
                   "--ranks: nvls with --ranks 26 has 27 ranks with its helper rank(s), and explain names at most 26 "
                   "(A..Z); expected --ranks 25 or fewer");
   CHECK(run_collsim({"explain", "--algorithm", "nvls", "--ranks", "25"}).code == 0);
+  // nvls-tree on 4 hosts of 6: a switch per host makes 28; the suggestion must split over the 4
+  // hosts and fit with their switches: 20 ranks + 4 switches = 24 (24 + 4 = 28 does not fit).
+  check_bad_input({"explain", "--algorithm", "nvls-tree", "--ranks", "24", "--nodes", "4"},
+                  "expected --ranks 20 or fewer (a multiple of --nodes 4)");
+  CHECK(run_collsim({"explain", "--algorithm", "nvls-tree", "--ranks", "20", "--nodes", "4"}).code == 0);
+}
+
+TEST_CASE("an op budget the user never set is named as the default", "[cli][budget]") {
+  // NVLS on 72 GPUs: its pipeline chunks pass the default budget of 262144 ops, and the chunk is raised.
+  const auto j = simulate_json({"gb200-nvl72", "--size", "1G", "--algorithm", "nvls"});
+  CHECK_THAT(j["chunk_source"].get<std::string>(),
+             Catch::Contains("raised to stay within the default op budget (262144 ops; --max-ops): 376704, the least "
+                             "this schedule can have"));
+  CHECK(j["chunk_source"].get<std::string>().find("within --max-ops") == std::string::npos);
 }
 
 TEST_CASE("NCCL's choice runs PAT for all-gather with one GPU per node, at small sizes", "[cli][nccl][pat]") {

@@ -80,6 +80,11 @@ std::optional<Layout> layout_from_header(const std::vector<std::string_view>& wo
     else if (w == "busbw" && l.time != Layout::npos && l.busbw == Layout::npos) l.busbw = i;
   }
   if (l.size == Layout::npos || l.time == Layout::npos) return std::nullopt;
+  // A row may end where the in-place group begins only if every column it needs comes before it
+  // (a garbled header can put the out-of-place busbw, or count, after the second time).
+  if (l.in_place != Layout::npos)
+    for (std::size_t used : {l.size, l.count, l.type, l.redop, l.root, l.time, l.algbw, l.busbw})
+      if (used != Layout::npos && used >= l.in_place) l.in_place = Layout::npos;
   l.names = join(words);
   return l;
 }

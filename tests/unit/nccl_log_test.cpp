@@ -347,6 +347,14 @@ TEST_CASE("garbled logs are still refused at their line", "[nccl-log][errors]") 
                                    "4096 1024 float sum -1 31.6 0.13 0.13 0 31 0.13 0.13 0\n",
                                    "r.txt"),
                     Contains("r.txt:2: found 9 fields, expected 13"));
+  // A header whose out-of-place busbw comes after the in-place time (garbled: "]usbw"): a row of as
+  // many fields as columns before that time is not a pasted last row (the fuzzer's crash,
+  // tests/fuzz/regressions/nccl_log/short-row-before-busbw).
+  const std::string garbled_header =
+      "# size count type redop root time algbw ]usbw #wrong time algbw busbw #wrong\n"
+      "8 2 float sum -1 9.17 0.00 0.00 0 8.93 0.00 0.00 0\n"
+      "1024 256 float sum -1 8.91 0.11 0.11 0\n";
+  CHECK_THROWS_WITH(parse_nccl_log(garbled_header, "g.txt"), Contains("g.txt:3: found 9 fields, expected 13"));
   // A label that is no rank label, a header word that is none: garbled rows as before.
   CHECK_THROWS_WITH(parse_nccl_log(first_lines(text, 14) + "x: 8 2 float sum -1 17.29 0.00 0.00 0 17.78 0.00 0.00 0\n", "x.txt"),
                     Contains("x.txt:15: found 14 fields"));

@@ -84,6 +84,8 @@ std::string render_compare_json(const CompareView& v) {
   j["devices"] = v.devices;
   j["hosts"] = v.hosts;
   j["log_forms"] = v.log_forms;
+  j["gpus_per_thread"] = v.gpus_per_thread;
+  j["gpus_per_thread_source"] = v.gpus_per_thread_source;
   auto& rows = j["rows"] = ordered_json::array();
   for (const auto& r : v.rows) {
     ordered_json row;
@@ -119,16 +121,17 @@ std::string render_compare_json(const CompareView& v) {
 std::string render_compare_csv(const CompareView& v) {
   std::string out =
       "line,size_bytes,band,measured_us,predicted_us,error_pct,measured_algbw_GBps,predicted_algbw_GBps,"
-      "measured_busbw_GBps,predicted_busbw_GBps,error,algorithm,protocol,channels\n";
+      "measured_busbw_GBps,predicted_busbw_GBps,error,algorithm,protocol,channels,host_bound\n";
   const auto opt = [](const std::optional<double>& x) { return x ? fmt::format("{}", *x) : std::string(); };
   for (const auto& r : v.rows) {
     const bool predicted = r.error.empty();
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.line, r.size, kErrorBands[error_band(r.size)],
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.line, r.size, kErrorBands[error_band(r.size)],
                        r.measured_us, predicted ? fmt::format("{}", to_us(r.predicted)) : std::string(),
                        predicted ? fmt::format("{}", r.error_pct) : std::string(), r.measured_algbw_GBps,
                        opt(r.predicted_algbw_GBps), r.measured_busbw_GBps, opt(r.predicted_busbw_GBps),
                        csv_field(r.error), r.algorithm, r.protocol,
-                       predicted ? fmt::format("{}", r.channels) : std::string());
+                       predicted ? fmt::format("{}", r.channels) : std::string(),
+                       predicted ? fmt::format("{}", r.host_bound) : std::string());
   }
   return out;
 }

@@ -58,6 +58,10 @@ struct CompareView {
   std::size_t hosts = 0;             ///< the distinct hosts the log lists (0 when it lists none)
   /// The pasted forms the log reader met (validation::NcclLog::forms); empty for a log as printed.
   std::vector<std::string> log_forms;
+  /// GPUs one host thread drove (sim::Summary::gpus_per_thread) and where that came from (the
+  /// log's nGpus, the flag, or the default).
+  std::uint32_t gpus_per_thread = 1;
+  std::string gpus_per_thread_source = "default";
   std::vector<ComparedRow> rows;
   std::vector<BandSummary> bands;  ///< summarize_error_bands of the predicted rows
 };

@@ -271,6 +271,13 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
   }
   if (o.gpus_per_thread) {
     check_count(Field::GpusPerThread, *o.gpus_per_thread, 1, kMaxGpusPerThread);
+    // nccl-tests runs processes x nThread x nGpus ranks: a thread drives at most every rank.
+    if (*o.gpus_per_thread > rank_to_node.size())
+      throw RequestError(Field::GpusPerThread, std::to_string(*o.gpus_per_thread),
+                         fmt::format("{}: found {} ({}), but the run has {} rank{}; expected at most {} (nccl-tests "
+                                     "runs processes x nThread x nGpus ranks)",
+                                     ref(Field::GpusPerThread), *o.gpus_per_thread, o.gpus_per_thread_source,
+                                     rank_to_node.size(), rank_to_node.size() == 1 ? "" : "s", rank_to_node.size()));
     f.gpus_per_thread = *o.gpus_per_thread;
     f.gpus_per_thread_source = o.gpus_per_thread_source;
   }
@@ -355,17 +362,26 @@ Fidelity resolve_fidelity(const ModelOptions& o, const topo::Topology& topology,
   // iteration takes no less than their launches (topologies/host_costs.hpp). Under NCCL's model
   // only: the ideal α-β model has no host.
   if (f.protocol) {
-    f.host_floor = checked_mul(f.params.host_launch_or_default(), f.gpus_per_thread);
-    f.host_empty = checked_mul(f.params.host_empty_call_or_default(), f.gpus_per_thread);
+    try {
+      f.host_floor = checked_mul(f.params.host_launch_or_default(), f.gpus_per_thread);
+      f.host_empty = checked_mul(f.params.host_empty_call_or_default(), f.gpus_per_thread);
+    } catch (const ClockOverflowError&) {
+      throw RequestError(Field::GpusPerThread, std::to_string(f.gpus_per_thread),
+                         fmt::format("{}: {} x host_launch {} passes the simulated clock's end (2^63 ps, about 106 "
+                                     "days); expected a smaller host_launch or host_empty_call ({})",
+                                     ref(Field::GpusPerThread), f.gpus_per_thread,
+                                     format_time(f.params.host_launch_or_default()), ref(Field::Params)));
+    }
   }
   return f;
 }
 
-std::string Fidelity::op_budget_text(std::uint64_t allowed) const {
+std::string Fidelity::op_budget_text(std::uint64_t allowed, bool in_error) const {
   // `allowed` passes max_ops where the schedule's least ops (one chunk or slice each) already do.
-  const std::string least = allowed > max_ops ? fmt::format(", the least this schedule can have", max_ops) : "";
-  return max_ops_requested ? fmt::format("--max-ops {}{}", allowed, least)
-                           : fmt::format("the default op budget ({} ops; --max-ops): {}{}", max_ops, allowed, least);
+  const std::string flag = in_error ? ref(Field::MaxOps) : "--max-ops";
+  const std::string budget = max_ops_requested ? fmt::format("{} {}", flag, max_ops)
+                                               : fmt::format("the default op budget of {} ops ({})", max_ops, flag);
+  return allowed > max_ops ? fmt::format("{}, or this schedule's least, {} ops", budget, allowed) : budget;
 }
 
 std::optional<Time> nccl_model_time(const Fidelity& f, const topo::Topology& topology,

@@ -43,7 +43,8 @@ struct Fidelity {
   bool max_ops_requested = false;  ///< the request's max_ops set it (reports then name the flag's value)
   /// How reports name the budget: "--max-ops N" when the request set it, else "the default op
   /// budget N (--max-ops)".
-  [[nodiscard]] std::string op_budget_text(std::uint64_t allowed) const;
+  /// `in_error`: for a RequestError's message, naming the field as the front end spells it.
+  [[nodiscard]] std::string op_budget_text(std::uint64_t allowed, bool in_error = false) const;
   sim::CostSettings costs;
   /// Which of NCCL's algorithms runs (algo::AlgorithmInfo::family).
   algo::NcclFamily nccl = algo::NcclFamily::None;

@@ -185,6 +185,8 @@ LogComparison compare_log(const LogRun& run, const LogRequest& request, FieldSpe
       view.algorithm = s.algorithm;
       view.topology = s.topology;
       view.network = s.network;
+      view.gpus_per_thread = s.gpus_per_thread;
+      view.gpus_per_thread_source = s.gpus_per_thread_source;
       view.rows.push_back(compared_row(row, s));
       errors.push_back({row.size, view.rows.back().error_pct});
     } catch (const OverflowError& e) {

@@ -179,8 +179,8 @@ std::string fit_chunk_size(const algo::AlgorithmInfo& algorithm, algo::Request& 
   if (chunk_size_given)
     throw RequestError(Field::ChunkSize, format_size(request.chunk_size),
                        fmt::format("{0}: {2} cuts {3} {4} of {5} into {6} ops ({7} pipeline chunks per {10}), "
-                                 "more than {1} {8}; expected {0} {9} or more",
-                                 ref(Field::ChunkSize), ref(Field::MaxOps), format_size(request.chunk_size), algorithm.name,
+                                 "more than {1}; expected {0} {9} or more",
+                                 ref(Field::ChunkSize), fidelity.op_budget_text(allowed, true), format_size(request.chunk_size), algorithm.name,
                                  sched::collective_name(request.collective), format_size(request.size),
                                  ops(request.chunk_size),
                                  algo::pipeline_chunk_count(share, request.chunk_size, request.element_size), allowed,
@@ -312,10 +312,10 @@ void apply_slicing(Plan& plan, const topo::Topology& topology) {
     const Bytes fit = fit_within(f.slice, largest, allowed, ops);
     if (f.slice_requested)
       throw RequestError(Field::Slice, format_size(f.slice),
-                         fmt::format("{0}: {2} cuts this {3} collective into {4} ops, more than {1} {5}; "
-                                   "expected {0} {6} or more, or 0 for whole chunks",
-                                   ref(Field::Slice), ref(Field::MaxOps), format_size(f.slice), format_size(plan.schedule.header.size), ops(f.slice), allowed,
-                                   format_size(fit)));
+                         fmt::format("{0}: {2} cuts this {3} collective into {4} ops, more than {1}; "
+                                   "expected {0} {5} or more, or 0 for whole chunks",
+                                   ref(Field::Slice), f.op_budget_text(allowed, true), format_size(f.slice),
+                                   format_size(plan.schedule.header.size), ops(f.slice), format_size(fit)));
     f.slice_source = fmt::format("{} gave {}, raised to stay within {}", f.slice_source, format_size(f.slice),
                                  f.op_budget_text(allowed));
     f.slice = fit;

@@ -1,6 +1,8 @@
 // collsim calibrate: fit the model parameters to an nccl-tests log (run/calibration.hpp), write
 // them as a parameter file that --params reads, and print the fit.
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 
 #include <fmt/format.h>
@@ -96,9 +98,12 @@ CLI::App* add_calibrate(CLI::App& app, CalibrateOptions& o) {
   add_value(*cmd, "--max-evaluations", o.max_evaluations,
             "Stop the fit after this many evaluations, each a simulation of every fitted row (default 150)");
   add_value(*cmd, "--format", o.compare.format, "table (default) or json");
+  // One log per --also (CLI11 would otherwise take every word after it, a topology name too).
   cmd->add_option("--also", o.also,
                   "Another nccl-tests log of the same machine to fit at once (repeatable): same topology, algorithm "
-                  "and flags, its own ranks and collective from its header (or --ranks/--collective)");
+                  "and flags, its own ranks and collective from its header (or --ranks/--collective)")
+      ->expected(1)
+      ->allow_extra_args(false);
   return cmd;
 }
 
@@ -116,7 +121,16 @@ int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& er
   // The log, then every --also log, each read and settled on the same topology.
   std::vector<run::LogRun> runs;
   runs.push_back(run::open_log_run(request));
-  for (const auto& path : o.also) {
+  for (std::size_t i = 0; i < o.also.size(); ++i) {
+    const std::string& path = o.also[i];
+    if (path.empty()) throw UsageError("--also: found an empty value, expected an nccl-tests log file");
+    // The same log twice would count its rows twice.
+    const auto same = [&](const std::string& other) {
+      std::error_code ec;
+      return other == path || std::filesystem::equivalent(other, path, ec);
+    };
+    if (same(o.compare.log) || std::any_of(o.also.begin(), o.also.begin() + static_cast<std::ptrdiff_t>(i), same))
+      throw UsageError(fmt::format("--also: found {}, which is already fitted; expected each log once", path));
     run::LogRequest more = request;
     more.log = path;
     runs.push_back(run::open_log_run(more));

@@ -191,6 +191,10 @@ class Reader {
     if (full_header_ && !footer_) met(kFormNoFooter);
     if (short_row_line_ != 0) met(kFormLastRowOutOfPlaceOnly);
     if (!rank_lines_.empty()) {
+      // nccl-tests prints one "# Rank" line per rank of processes x nThread x nGpus.
+      if (threads_gpus_ && rank_lines_.size() < *threads_gpus_)
+        fail(rank_lines_.back(), fmt::format("{} \"# Rank\" lines", rank_lines_.size()),
+             fmt::format("at least nThread x nGpus = {} (line {}), one per rank", *threads_gpus_, threads_line_));
       log_.ranks = static_cast<std::uint32_t>(rank_lines_.size());
       log_.ranks_line = rank_lines_.back();
     } else if (threads_gpus_) {
@@ -214,7 +218,9 @@ class Reader {
   void comment(std::string_view text) {
     const auto words = split_words(text);
     if (words.empty()) return;
-    if (text.find("Collective test starting:") != std::string_view::npos) {
+    // The header's phrases as single-spaced words (a paste may have turned blanks into tabs).
+    const std::string spaced = join(words);
+    if (spaced.find("Collective test starting:") != std::string::npos) {
       if (test_started_) fail(line_, "a second \"# Collective test starting\" line", "one test per log");
       test_started_ = true;
       log_.test = std::string(words.back());
@@ -224,7 +230,7 @@ class Reader {
       thread_line(words);
     } else if (words.front() == "Rank") {
       rank_line(words);
-    } else if (words.front() == "Avg" || words.front() == "Out" || text.find("test concluded") != std::string_view::npos) {
+    } else if (words.front() == "Avg" || words.front() == "Out" || spaced.find("test concluded") != std::string::npos) {
       footer_ = true;
     } else if (auto l = layout_from_header(words)) {
       if (!log_.rows.empty()) fail(line_, "a second column header after result rows", "one test per log");
@@ -296,6 +302,7 @@ class Reader {
       fail(short_row_line_, fmt::format("{} fields", layout_->in_place), fmt::format("{} ({})", layout_->fields, layout_->names));
     if (!layout_) {
       layout_ = layout_from_row(words);
+      if (layout_) layout_->names += fmt::format(", as the first row, line {}, has them", line_);
       if (!layout_)
         fail(line_, fmt::format("{} fields ({})", words.size(), quote_field(join(words))),
              "a result row \"size count type [redop] [root] time algbw busbw #wrong [time algbw busbw #wrong]\" "

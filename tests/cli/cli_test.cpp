@@ -402,6 +402,14 @@ TEST_CASE("one thread driving G GPUs launches G collectives an iteration: the ho
                              "launch; the host sets the time: the collective alone takes 23.4"));
   check_bad_input({"simulate", "dgx-a100", "--size", "8", "--gpus-per-thread", "0"}, "--gpus-per-thread: found \"0\", expected a whole number from 1 to 1024");
   check_bad_input({"simulate", "dgx-a100", "--size", "8", "--gpus-per-thread", "2000"}, "--gpus-per-thread: found \"2000\"");
+  // A thread drives at most every rank (nccl-tests runs processes x nThread x nGpus ranks).
+  check_bad_input({"simulate", "dgx-a100", "--size", "8", "--ranks", "2", "--gpus-per-thread", "8"},
+                  "--gpus-per-thread: found 8 (--gpus-per-thread), but the run has 2 ranks; expected at most 2");
+  // host_launch x G past the clock's end names the flag and the parameter, not --size.
+  const std::string huge = collsim::testing::temp_file(
+      "huge-host.json", R"({"format": "collsim-params-1", "host_launch": "9000000s"})");
+  check_bad_input({"simulate", "dgx-a100", "--size", "8", "--gpus-per-thread", "2", "--params", huge},
+                  "--gpus-per-thread: 2 x host_launch");
   check_bad_input({"simulate", "dgx-a100", "--size", "8", "--params",
                    collsim::testing::temp_file("bad-host.json", R"({"format": "collsim-params-1", "host_launch": "fast"})")},
                   "/host_launch");

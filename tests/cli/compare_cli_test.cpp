@@ -408,6 +408,15 @@ TEST_CASE("calibrate --also fits several logs of one machine at once and reports
         Approx(f["logs"][1]["median_abs_error_pct"]["fitted"].get<double>()).epsilon(1e-9));
   check_bad_input({"calibrate", fixture("l40s_2gpu_ring.txt"), "l40s-pcie", "--also", "/nonexistent/more.txt", "-o", params},
                   "/nonexistent/more.txt");
+  // One log per --also: the topology after it is still the topology.
+  CHECK(run_collsim({"calibrate", fixture("l40s_2gpu_ring.txt"), "--also", fixture("l40s_4gpu_ring.txt"), "l40s-pcie",
+                     "-o", params})
+            .code == 0);
+  check_bad_input({"calibrate", fixture("l40s_2gpu_ring.txt"), "l40s-pcie", "--also", fixture("l40s_2gpu_ring.txt"),
+                   "-o", params},
+                  "which is already fitted; expected each log once");
+  check_bad_input({"calibrate", fixture("l40s_2gpu_ring.txt"), "l40s-pcie", "--also", "", "-o", params},
+                  "--also: found an empty value");
 }
 
 // Issue 4's acceptance: calibration predicts what it was not fitted on. The measured times are the
@@ -526,7 +535,7 @@ TEST_CASE("compare reports a row whose predicted time passes the clock's end and
   const auto csv = run_collsim(args({"compare", log, "--ranks", "4", "--collective", "allreduce", "--format", "csv"}, slow));
   REQUIRE(csv.code == 0);
   CHECK_THAT(csv.out, Catch::StartsWith("line,size_bytes,band,measured_us,predicted_us,error_pct,measured_algbw_GBps,"
-                                        "predicted_algbw_GBps,measured_busbw_GBps,predicted_busbw_GBps,error,algorithm,protocol,channels\n") &&
+                                        "predicted_algbw_GBps,measured_busbw_GBps,predicted_busbw_GBps,error,algorithm,protocol,channels,host_bound\n") &&
                           Catch::Contains("\n4,1048576,64KiB-16MiB,43.0716,,,"));
   const auto table = run_collsim(args({"compare", log, "--ranks", "4", "--collective", "allreduce"}, slow));
   REQUIRE(table.code == 0);

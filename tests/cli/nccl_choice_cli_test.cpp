@@ -110,8 +110,12 @@ TEST_CASE("an op budget the user never set is named as the default", "[cli][budg
   // NVLS on 72 GPUs: its pipeline chunks pass the default budget of 262144 ops, and the chunk is raised.
   const auto j = simulate_json({"gb200-nvl72", "--size", "1G", "--algorithm", "nvls"});
   CHECK_THAT(j["chunk_source"].get<std::string>(),
-             Catch::Contains("raised to stay within the default op budget (262144 ops; --max-ops): 376704, the least "
-                             "this schedule can have"));
+             Catch::Contains("raised to stay within the default op budget of 262144 ops (--max-ops), or this "
+                             "schedule's least, 376704 ops"));
+  // Set by the user: named as given.
+  CHECK_THAT(simulate_json({"gb200-nvl72", "--size", "1G", "--algorithm", "nvls", "--max-ops", "300000"})["chunk_source"]
+                 .get<std::string>(),
+             Catch::Contains("raised to stay within --max-ops 300000, or this schedule's least, 376704 ops"));
   CHECK(j["chunk_source"].get<std::string>().find("within --max-ops") == std::string::npos);
 }
 

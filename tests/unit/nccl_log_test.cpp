@@ -307,6 +307,17 @@ TEST_CASE("logs as people paste them are read and the forms met are listed", "[n
     same_as_printed(log);
     CHECK(log.forms == std::vector<std::string>{"label_prefix"});
   }
+  SECTION("tabs for blanks, the header's phrases too") {
+    const NcclLog log = parse_nccl_log(each_line(text,
+                                                 [](std::string l) {
+                                                   for (char& ch : l)
+                                                     if (ch == ' ') ch = '\t';
+                                                   return l;
+                                                 }),
+                                       "tabs.txt");
+    same_as_printed(log);
+    CHECK(log.forms.empty());
+  }
   SECTION("header lines without their '#'") {
     const NcclLog log = parse_nccl_log(each_line(text,
                                                  [](const std::string& l) {
@@ -355,6 +366,19 @@ TEST_CASE("garbled logs are still refused at their line", "[nccl-log][errors]") 
       "8 2 float sum -1 9.17 0.00 0.00 0 8.93 0.00 0.00 0\n"
       "1024 256 float sum -1 8.91 0.11 0.11 0\n";
   CHECK_THROWS_WITH(parse_nccl_log(garbled_header, "g.txt"), Contains("g.txt:3: found 9 fields, expected 13"));
+  // Fewer "# Rank" lines than nThread x nGpus: the header contradicts itself.
+  CHECK_THROWS_WITH(parse_nccl_log(each_line(first_lines(text, 43),
+                                             [](const std::string& l) {
+                                               return l.starts_with("#  Rank  2") || l.starts_with("#  Rank  3")
+                                                          ? std::string("#")
+                                                          : l;
+                                             }),
+                                   "few.txt"),
+                    Contains("few.txt:7: found 2 \"# Rank\" lines, expected at least nThread x nGpus = 4 (line 3)"));
+  // Rows alone whose first row is short: the message says the layout came from that row.
+  CHECK_THROWS_WITH(parse_nccl_log("1024 256 float sum -1 31.5 0.03 0.03 0\n2048 512 float sum -1 31.6 0.06 0.06 0 31 0.07 0.07 0\n", "r.txt"),
+                    Contains("r.txt:2: found 13 fields, expected 9 (size count type redop root time algbw busbw #wrong, as "
+                             "the first row, line 1, has them)"));
   // A label that is no rank label, a header word that is none: garbled rows as before.
   CHECK_THROWS_WITH(parse_nccl_log(first_lines(text, 14) + "x: 8 2 float sum -1 17.29 0.00 0.00 0 17.78 0.00 0.00 0\n", "x.txt"),
                     Contains("x.txt:15: found 14 fields"));

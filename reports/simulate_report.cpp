@@ -162,7 +162,9 @@ std::string render_table(const SimulationView& v) {
                                          : "below the collective's time"));
   }
   row("closed form", s.closed_form ? fmt::format("{}  (alpha-beta model of the algorithm)", format_time(*s.closed_form))
-                                     : std::string("- (none for this algorithm and fabric yet)"));
+                                     : s.size == 0 && s.protocol != "none"
+                                         ? std::string("- (none: NCCL discards a collective of 0 bytes, nothing runs)")
+                                         : std::string("- (none for this algorithm and fabric yet)"));
   if (!s.model.empty())
     row(fmt::format("model ({})", s.model),
         s.model_time ? fmt::format("{}  ({})", format_time(*s.model_time),

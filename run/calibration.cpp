@@ -1,6 +1,7 @@
 #include "run/calibration.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -17,6 +18,11 @@ namespace collsim::run {
 namespace {
 
 using topo::LinkClass;
+
+// The protocols whose ring latencies a fit reports: every one NCCL runs (LL128 too, which NCCL picks
+// at mid sizes on NVLink and InfiniBand machines).
+constexpr std::array<topo::Protocol, 3> kShownProtocols{topo::Protocol::LL, topo::Protocol::LL128,
+                                                        topo::Protocol::Simple};
 
 // The link classes the fit can see: those of a step of the ring over the first `ranks` GPUs
 // (a rank's route to the next), and those of the routes' bottleneck links.
@@ -90,11 +96,11 @@ class Model {
     const topo::ModelParams a = params(x0), b = params(x);
     std::vector<FittedValue> out;
     const auto ring = topo::AlgoFamily::Ring;
-    for (auto pr : {topo::Protocol::LL, topo::Protocol::Simple})
+    for (auto pr : kShownProtocols)
       out.push_back({fmt::format("base latency, ring {}", topo::protocol_name(pr)), "us",
                      to_us(a.base_latency_or_default(ring, pr)), to_us(b.base_latency_or_default(ring, pr)), std::nullopt});
     for (LinkClass c : classes_.steps)
-      for (auto pr : {topo::Protocol::LL, topo::Protocol::Simple})
+      for (auto pr : kShownProtocols)
         out.push_back({fmt::format("step latency, ring {} {}", topo::link_class_name(c), topo::protocol_name(pr)), "us",
                        to_us(a.step_latency_or_default(ring, c, pr)), to_us(b.step_latency_or_default(ring, c, pr)), std::nullopt});
     for (LinkClass c : classes_.bottlenecks)

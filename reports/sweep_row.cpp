@@ -19,18 +19,20 @@ std::string opt_number(const std::optional<double>& v) { return v ? fmt::format(
 std::string sweep_csv_header() {
   return "row,topology,fabric,network,ranks,collective,algorithm,size_bytes,count,type,steps,time_us,time_ps,"
          "algbw_GBps,busbw_GBps,traffic_factor,bytes_sent_per_rank_max,lower_bound_us,closed_form_us,"
-         "injection_bandwidth_GBps,bottleneck_link,events,error\n";
+         "injection_bandwidth_GBps,bottleneck_link,events,protocol,channels,host_us,host_bound,error\n";
 }
 
 std::string sweep_csv_row(const SweepRowContext& c, const sim::Summary& s, const topo::Topology& t) {
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},\n", c.row, csv_field(s.topology),
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},\n", c.row,
+                     csv_field(s.topology),
                      csv_field(c.fabric), s.network, s.ranks, sched::collective_name(s.collective),
                      csv_field(s.algorithm), s.size, s.size / c.dtype_bytes, c.dtype, s.steps,
                      format_time_us_exact(s.time), s.time.count(), opt_number(s.algbw_GBps), opt_number(s.busbw_GBps),
                      s.traffic_factor, s.bytes_sent_per_rank_max,
                      s.helpers > 0 ? std::string() : format_time_us_exact(s.lower_bound),
                      s.closed_form ? format_time_us_exact(*s.closed_form) : std::string(),
-                     to_GBps(s.injection_bandwidth), csv_field(bottleneck(s, t)), s.events);
+                     to_GBps(s.injection_bandwidth), csv_field(bottleneck(s, t)), s.events, s.protocol, s.channels,
+                     format_time_us_exact(s.host_time), s.host_bound);
 }
 
 namespace {
@@ -69,15 +71,19 @@ std::string sweep_json_row(const SweepRowContext& c, const sim::Summary& s, cons
   j["injection_bandwidth_GBps"] = to_GBps(s.injection_bandwidth);
   j["bottleneck_link"] = s.bottleneck_link ? ordered_json(bottleneck(s, t)) : ordered_json(nullptr);
   j["events"] = s.events;
+  j["protocol"] = s.protocol;
+  j["channels"] = s.channels;
+  j["host_us"] = to_us(s.host_time);
+  j["host_bound"] = s.host_bound;
   j["error"] = nullptr;
   return j.dump() + "\n";
 }
 
 std::string sweep_csv_error_row(const SweepRowContext& c, const SweepRowIdentity& r, std::string_view error) {
-  // The 12 result columns from steps to events are empty: a comma before each, and one before error.
+  // The 16 result columns from steps to host_bound are empty: a comma before each, and one before error.
   return fmt::format("{},{},{},{},{},{},{},{},{},{}{},{}\n", c.row, csv_field(r.topology), csv_field(c.fabric), r.network,
                      r.ranks, r.collective, csv_field(r.algorithm), r.size, r.size / c.dtype_bytes, c.dtype,
-                     std::string(12, ','), csv_field(error));
+                     std::string(16, ','), csv_field(error));
 }
 
 std::string sweep_json_error_row(const SweepRowContext& c, const SweepRowIdentity& r, std::string_view error) {
@@ -85,7 +91,7 @@ std::string sweep_json_error_row(const SweepRowContext& c, const SweepRowIdentit
   ordered_json j = identity_json(c, r);
   for (const char* key : {"steps", "time_us", "time_ps", "algbw_GBps", "busbw_GBps", "traffic_factor",
                           "bytes_sent_per_rank_max", "lower_bound_us", "closed_form_us", "injection_bandwidth_GBps",
-                          "bottleneck_link", "events"})
+                          "bottleneck_link", "events", "protocol", "channels", "host_us", "host_bound"})
     j[key] = nullptr;
   j["error"] = error;
   return j.dump() + "\n";

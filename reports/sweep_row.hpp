@@ -12,8 +12,10 @@
 //   traffic_factor, bytes_sent_per_rank_max
 //   lower_bound_us, closed_form_us (empty when the algorithm has no closed form for the fabric)
 //   injection_bandwidth_GBps, bottleneck_link, events
+//   protocol, channels        what ran (NCCL's pick per size where the protocol is auto; "none": the ideal model)
+//   host_us, host_bound       the host's time per iteration (--gpus-per-thread launches) and whether it set time_us
 //   error                     empty; for a row that could not be simulated (its time passes the
-//                             simulated clock's end) why, with every column from steps to events empty
+//                             simulated clock's end) why, with every column from steps to host_bound empty
 #pragma once
 
 #include <cstdint>

@@ -41,11 +41,10 @@ std::string render_compare_table(const CompareView& v) {
                                : fmt::format("{} {} {}ch{}", r.algorithm, r.protocol, r.channels,
                                              r.host_bound ? ", host-bound" : "");
   };
-  const ComparedRow* first = nullptr;
-  for (const auto& r : v.rows)
-    if (!r.algorithm.empty() && first == nullptr) first = &r;
+  const auto predicted = [](const ComparedRow& r) { return !r.algorithm.empty(); };
+  const auto first = std::find_if(v.rows.begin(), v.rows.end(), predicted);
   const bool per_row = v.nccl_choice || std::any_of(v.rows.begin(), v.rows.end(), [&](const ComparedRow& r) {
-                         return !r.algorithm.empty() && ran(r) != ran(*first);
+                         return predicted(r) && ran(r) != ran(*first);
                        });
   const auto algorithm_column = [&](const ComparedRow& r) {
     return per_row ? fmt::format("  {}", ran(r)) : std::string();

@@ -24,22 +24,25 @@ using topo::LinkClass;
 constexpr std::array<topo::Protocol, 3> kShownProtocols{topo::Protocol::LL, topo::Protocol::LL128,
                                                         topo::Protocol::Simple};
 
-// The link classes the fit can see: those of a step of the ring over the first `ranks` GPUs
-// (a rank's route to the next), and those of the routes' bottleneck links.
+// The link classes the fit can see: those of a step of the ring over the first N GPUs (a rank's
+// route to the next), and those of the routes' bottleneck links, for the N of every log.
 struct Classes {
   std::vector<LinkClass> steps;
   std::vector<LinkClass> bottlenecks;
 };
 
-Classes ring_classes(const topo::Topology& t, std::uint32_t ranks, topo::PathTable* paths) {
+Classes ring_classes(const topo::Topology& t, std::span<const LogRows> logs) {
   std::set<LinkClass> steps, bottlenecks;
   const auto gpus = t.gpus();
-  topo::RouteCache routes(t, paths);
-  for (std::uint32_t r = 0; ranks > 1 && r < ranks; ++r) {
-    const topo::Route& route = routes.get(gpus[r], gpus[(r + 1) % ranks]);
-    steps.insert(sim::route_class(t, route.links));
-    for (topo::LinkId l : route.links)
-      if (t.link(l).bandwidth == route.bottleneck) bottlenecks.insert(topo::link_class(t.link(l).type));
+  for (const auto& log : logs) {
+    const std::uint32_t ranks = log.run->ranks;
+    topo::RouteCache routes(t, log.run->paths.get());
+    for (std::uint32_t r = 0; ranks > 1 && r < ranks; ++r) {
+      const topo::Route& route = routes.get(gpus[r], gpus[(r + 1) % ranks]);
+      steps.insert(sim::route_class(t, route.links));
+      for (topo::LinkId l : route.links)
+        if (t.link(l).bandwidth == route.bottleneck) bottlenecks.insert(topo::link_class(t.link(l).type));
+    }
   }
   return {{steps.begin(), steps.end()}, {bottlenecks.begin(), bottlenecks.end()}};
 }
@@ -143,18 +146,7 @@ Calibration calibrate(std::span<const LogRows> logs, const LogRequest& o, std::s
   if (!o.model.params.empty()) base.merge(load_params_file(o.model.params));
   const topo::ModelParams flags = option_params(o.model, false);
   base.merge(flags);
-  // The classes of every log's ring (the logs may run different N).
-  Classes classes;
-  for (const auto& l : logs) {
-    const Classes more = ring_classes(topology, l.run->ranks, l.run->paths.get());
-    for (LinkClass c : more.steps)
-      if (std::find(classes.steps.begin(), classes.steps.end(), c) == classes.steps.end()) classes.steps.push_back(c);
-    for (LinkClass c : more.bottlenecks)
-      if (std::find(classes.bottlenecks.begin(), classes.bottlenecks.end(), c) == classes.bottlenecks.end())
-        classes.bottlenecks.push_back(c);
-  }
-  std::sort(classes.steps.begin(), classes.steps.end());
-  std::sort(classes.bottlenecks.begin(), classes.bottlenecks.end());
+  Classes classes = ring_classes(topology, logs);
   Calibration c;
   // An efficiency is fitted only where the rows can tell it: where at least two of them are bound by
   // that class's bandwidth (half or more of the row's time moves with it). Fitted on rows that only
@@ -256,9 +248,7 @@ Calibration calibrate(std::span<const LogRows> logs, const LogRequest& o, std::s
   c.rows = rows.size();
   // Each log's median |error| before and after (the rows are in log order).
   {
-    std::vector<double> kept_pct;
-    if (x == x0) kept_pct = start_pct;
-    else errors(x, &kept_pct);
+    const std::vector<double>& kept_pct = x == x0 ? start_pct : fitted_pct;
     std::size_t at = 0;
     for (const auto& l : logs) {
       LogFit fit_of_log;
@@ -280,7 +270,7 @@ Calibration calibrate(std::span<const LogRows> logs, const LogRequest& o, std::s
     // ln time: var(ln θ) ≈ 2σ² / (n f''), σ² the residual variance, n rows; cross terms left out).
     const double n = static_cast<double>(rows.size());
     const double p = static_cast<double>(x.size());
-    const double f = errors(x, nullptr);
+    const double f = c.rms_log_error * c.rms_log_error;  // the objective at the fit
     const double sigma2 = n > p ? f * n / (n - p) : f;
     std::vector<double> rel(x.size(), std::numeric_limits<double>::infinity());
     constexpr double h = 0.05;

@@ -178,12 +178,12 @@ std::string fit_chunk_size(const algo::AlgorithmInfo& algorithm, algo::Request& 
   const Bytes fit = fit_within(request.chunk_size, share, allowed, ops);
   if (chunk_size_given)
     throw RequestError(Field::ChunkSize, format_size(request.chunk_size),
-                       fmt::format("{0}: {2} cuts {3} {4} of {5} into {6} ops ({7} pipeline chunks per {10}), "
-                                 "more than {1}; expected {0} {9} or more",
+                       fmt::format("{0}: {2} cuts {3} {4} of {5} into {6} ops ({7} pipeline chunks per {9}), "
+                                 "more than {1}; expected {0} {8} or more",
                                  ref(Field::ChunkSize), fidelity.op_budget_text(allowed, true), format_size(request.chunk_size), algorithm.name,
                                  sched::collective_name(request.collective), format_size(request.size),
                                  ops(request.chunk_size),
-                                 algo::pipeline_chunk_count(share, request.chunk_size, request.element_size), allowed,
+                                 algo::pipeline_chunk_count(share, request.chunk_size, request.element_size),
                                  format_size(fit), algorithm.pipelines_parts ? "rank's part" : "channel"));
   const std::string raised = fmt::format("default {}, raised to stay within {}", format_size(request.chunk_size),
                                          fidelity.op_budget_text(allowed));

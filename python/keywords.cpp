@@ -55,6 +55,7 @@ Slot topology_slot(run::TopologyText& t, std::string_view k, bool gpus_list) {
   if (k == "nodes") return {&t.nodes};
   if (k == "net_bandwidth") return {&t.net_bandwidth};
   if (k == "net_latency") return {&t.net_latency};
+  if (k == "p2p_level") return {&t.p2p_level};
   return {};
 }
 

@@ -12,7 +12,7 @@ constexpr std::array<std::string_view, kFields> kNames{
     "collective", "algorithm", "root", "chunk_size", "ps_shards", "ps_node", "size", "ranks", "dtype", "op", "verify",
     "network", "protocol", "channels", "slice", "params", "model", "max_ops", "schedule", "trace", "save_schedule",
     "log", "output", "resume", "sizes", "algorithms", "collectives", "shard", "jobs", "min_size", "max_size",
-    "minbytes", "maxbytes", "stepfactor", "stepbytes", "max_evaluations", "nccl_algo", "shards", "gpus_per_thread",
+    "minbytes", "maxbytes", "stepfactor", "stepbytes", "max_evaluations", "nccl_algo", "shards", "gpus_per_thread", "p2p_level",
 };
 
 std::string by_name(Field f) { return std::string(field_name(f)); }

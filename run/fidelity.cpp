@@ -25,6 +25,41 @@ namespace {
 // bytes per channel.
 constexpr Bytes kP2pLlThreshold = 16384;
 
+// The ring's per-GPU bandwidth on one host with `channels` channels, the odd ones on the reversed
+// ring (algo::build_with_channels): each directed link's rate (times its route's class efficiency)
+// is shared equally by the channel hops that cross it, a channel gets the least share along its
+// hops, and the channels add up. On a star (GPUs on one switch or host bridge) both directions of
+// the ring share each GPU's link, so this is the slowest route's rate, as NCCL's search finds one
+// ring and duplicates it; where the reversed ring takes other links (GPU pairs on NVLink bridges with
+// PCIe between them, a ring of links) it adds, as NCCL's search finds rings both ways
+// (src/graph/search.cc); where a ring's own hops share a link (GPUs under one PCIe switch moving
+// data through the CPU) they divide it.
+double one_host_ring_bus(const topo::Topology& topology, std::span<const topo::NodeId> ranks, std::uint32_t channels,
+                         topo::RouteCache& routes, const topo::ModelParams& params) {
+  const std::size_t n = ranks.size();
+  const double forward = (std::max<std::uint32_t>(channels, 1) + 1) / 2, reverse = channels / 2;
+  std::vector<double> users(topology.links().size(), 0.0);
+  const auto hop = [&](std::size_t r, bool reversed) -> const topo::Route& {
+    return routes.get(ranks[r], ranks[reversed ? (r + n - 1) % n : (r + 1) % n]);
+  };
+  for (std::size_t r = 0; r < n; ++r) {
+    for (topo::LinkId l : hop(r, false).links) users[l] += forward;
+    if (reverse > 0)
+      for (topo::LinkId l : hop(r, true).links) users[l] += reverse;
+  }
+  const auto per_channel = [&](bool reversed) {
+    double least = std::numeric_limits<double>::max();
+    for (std::size_t r = 0; r < n; ++r) {
+      const topo::Route& route = hop(r, reversed);
+      const double efficiency = params.link_efficiency_or_default(sim::route_class(topology, route.links));
+      for (topo::LinkId l : route.links)
+        least = std::min(least, static_cast<double>(topology.link(l).bandwidth.bits_per_s) * efficiency / users[l]);
+    }
+    return least;
+  };
+  return forward * per_channel(false) + (reverse > 0 ? reverse * per_channel(true) : 0.0);
+}
+
 // NCCL's formula needs the fabric as NCCL's search would see it: the per-GPU bandwidth along the
 // ring (the slowest rank-to-next-rank route, times its class's efficiency), how many hosts, and
 // the class of the steps inside a host.
@@ -57,6 +92,7 @@ sim::NcclFormulaInput formula_input(const topo::ModelParams& params, const topo:
       intra_found = true;
     }
   }
+  if (in.nodes == 1 && ranks.size() > 1) intra_bus = bus = one_host_ring_bus(topology, ranks, channels, routes, params);
   // Between hosts NCCL's channels leave a host through all its NICs (its rings are rotated so,
   // and busBw = nChannels x the per-channel bandwidth, ncclTopoTuneModel): the ring's per-GPU
   // bandwidth there is what the first host's L GPUs send to the next host's at once, each over its

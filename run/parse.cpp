@@ -83,6 +83,15 @@ topo::Fabric parse_fabric(std::string_view text) {
   return *f;
 }
 
+topo::P2pLevel parse_p2p_level(std::string_view text) {
+  const auto level = topo::kP2pLevelNames.parse(text);
+  if (!level)
+    throw RequestError(Field::P2pLevel, std::string(text),
+                       fmt::format("{}: found \"{}\", expected {} (NCCL_P2P_LEVEL's names; off is NCCL_P2P_DISABLE=1)",
+                                   ref(Field::P2pLevel), text, topo::kP2pLevelNames.list(ListStyle::Or)));
+  return *level;
+}
+
 topo::ProtocolChoice parse_protocol(std::string_view text) {
   const auto p = topo::parse_protocol_choice(text);
   if (!p)

@@ -36,6 +36,8 @@ void check_count(Field field, std::uint64_t value, std::uint64_t min, std::uint6
 [[nodiscard]] sched::Collective parse_collective(Field field, std::string_view text);
 /// ring, switch or fully-connected.
 [[nodiscard]] topo::Fabric parse_fabric(std::string_view text);
+/// NCCL_P2P_LEVEL's names (off, nvl, pix, pxb, phb, sys; any case; loc/disable for off).
+[[nodiscard]] topo::P2pLevel parse_p2p_level(std::string_view text);
 /// ll, ll128, simple or auto.
 [[nodiscard]] topo::ProtocolChoice parse_protocol(std::string_view text);
 /// analytical or nccl.

@@ -35,6 +35,9 @@ struct TopologySpec {
   std::optional<std::uint32_t> nodes;      ///< generated: K hosts of N/K GPUs (fabric switch)
   std::optional<Bandwidth> net_bandwidth;  ///< each host's network link, default 25 GB/s (one HDR port)
   std::optional<Time> net_latency;         ///< default 2 us
+  /// NCCL_P2P_LEVEL / NCCL_P2P_DISABLE for this machine, over the file's "p2p_level" (not a
+  /// generator field: it applies to any topology).
+  std::optional<topo::P2pLevel> p2p_level;
 
   /// True when a generator field is set.
   [[nodiscard]] bool generated() const;

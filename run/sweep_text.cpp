@@ -39,9 +39,13 @@ std::vector<SweepTopology> load_topologies(SweepText& o) {
   for (const auto& name : o.topologies) {
     TopologyText t;
     t.name = name;
+    t.p2p_level = o.generator.p2p_level;
     out.push_back({load_topology(topology_spec(t)), ""});
   }
-  for (auto& t : o.built) out.push_back(std::move(t));
+  for (auto& t : o.built) {
+    if (!o.generator.p2p_level.empty()) t.topology.set_p2p_level(parse_p2p_level(o.generator.p2p_level));
+    out.push_back(std::move(t));
+  }
   return out;
 }
 

@@ -23,6 +23,7 @@ TopologySpec topology_spec(const TopologyText& t) {
   if (!t.nodes.empty()) s.nodes = parse_count(Field::Nodes, t.nodes, 1, 1u << 20);
   if (!t.net_bandwidth.empty()) s.net_bandwidth = parse_bandwidth(Field::NetBandwidth, t.net_bandwidth);
   if (!t.net_latency.empty()) s.net_latency = parse_latency(Field::NetLatency, t.net_latency);
+  if (!t.p2p_level.empty()) s.p2p_level = parse_p2p_level(t.p2p_level);
   return s;
 }
 

@@ -25,6 +25,7 @@ struct TopologyText {
   std::string nodes;
   std::string net_bandwidth;
   std::string net_latency;
+  std::string p2p_level;  ///< off, nvl, pix, pxb, phb or sys (any topology)
 };
 /// The topology spec of `t` (nothing loaded yet). Throws RequestError for a value that does not parse.
 [[nodiscard]] TopologySpec topology_spec(const TopologyText& t);

@@ -12,7 +12,21 @@ bool TopologySpec::generated() const {
   return gpus || fabric || link_bandwidth || link_latency || nodes || net_bandwidth || net_latency;
 }
 
+namespace {
+
+topo::Topology load_topology_as_given(const TopologySpec& spec);
+
+}  // namespace
+
 topo::Topology load_topology(const TopologySpec& spec) {
+  topo::Topology t = load_topology_as_given(spec);
+  if (spec.p2p_level) t.set_p2p_level(spec.p2p_level);
+  return t;
+}
+
+namespace {
+
+topo::Topology load_topology_as_given(const TopologySpec& spec) {
   const bool generated = spec.generated();
   if (spec.given && (generated || !spec.name.empty()))
     throw RequestError(Field::Topology, spec.name,
@@ -69,5 +83,7 @@ topo::Topology load_topology(const TopologySpec& spec) {
   m.net_latency = spec.net_latency.value_or(collsim::parse_latency("2us"));
   return topo::generate_multi_node(m);
 }
+
+}  // namespace
 
 }  // namespace collsim::run

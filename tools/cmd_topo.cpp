@@ -9,6 +9,7 @@
 #include "topologies/bundled.hpp"
 #include "topologies/export.hpp"
 #include "topologies/load_json.hpp"
+#include "topologies/transport.hpp"
 #include "validation/cuda/detect_topology.hpp"
 
 namespace collsim::cli {
@@ -65,6 +66,8 @@ int run_topo(const TopoOptions& o, std::ostream& out) {
     out << topo::normalized_json(t);
     return kExitOk;
   }
+  // Found before anything is printed: a pair that cannot connect is an error, never half a report.
+  const std::string transports = topo::transport_summary_text(topo::transport_summary(t));
   out << fmt::format("{}: {}\n", t.name(), t.description().empty() ? "(no description)" : t.description());
 
   std::map<topo::NodeType, std::size_t> by_type;
@@ -97,6 +100,7 @@ int run_topo(const TopoOptions& o, std::ostream& out) {
                      t.node(t.gpus().back()).id);
   out << (lo == hi ? fmt::format("  injection bandwidth per GPU: {}\n", format_bandwidth(lo))
                    : fmt::format("  injection bandwidth per GPU: {} .. {}\n", format_bandwidth(lo), format_bandwidth(hi)));
+  out << fmt::format("  transports: {}\n", transports);
   return kExitOk;
 }
 

@@ -13,7 +13,7 @@ namespace {
 using run::Field;
 
 // Defaults are the layer's (run/request.hpp, run/topology_spec.cpp).
-constexpr std::array<std::pair<Field, std::string_view>, 23> kHelp{{
+constexpr std::array<std::pair<Field, std::string_view>, 24> kHelp{{
     {Field::Gpus, "Generate a fabric of this many GPUs instead of reading a topology (needs --fabric); for sweep a "
                   "list such as 2,4,8..1024 (A..B = the powers of two from A to B), one fabric each"},
     {Field::Fabric, "Generated fabric: ring | switch | fully-connected"},
@@ -25,6 +25,9 @@ constexpr std::array<std::pair<Field, std::string_view>, 23> kHelp{{
     {Field::NetBandwidth, "With --nodes: each host's link to the network switch, per direction, default 25GB/s (one "
                           "200 Gb/s HDR InfiniBand port; GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s)"},
     {Field::NetLatency, "With --nodes: latency of each host's network link, default 2us"},
+    {Field::P2pLevel, "Farthest GPU pair path that uses peer-to-peer, as NCCL_P2P_LEVEL: nvl, pix, pxb, phb or sys; off "
+                      "is NCCL_P2P_DISABLE=1. Pairs farther apart move data through host memory (SHM) via the "
+                      "receiver's CPU. Default: the topology's, else NCCL's (pxb; sys on AMD hosts of <= 2 GPUs)"},
     {Field::Collective, "allreduce (default), reducescatter, allgather, broadcast, reduce, alltoall, sendrecv (- and _ ignored)"},
     {Field::Algorithm, "Algorithm, default ring; nccl (or auto): NCCL's choice per size; `collsim algorithms` lists them"},
     {Field::Root, "Root rank of broadcast and reduce, default 0"},

@@ -40,6 +40,7 @@ void TopologyOptions::add_generator_to(CLI::App& cmd) {
   add_shared(cmd, run::Field::Nodes, nodes);
   add_shared(cmd, run::Field::NetBandwidth, net_bandwidth);
   add_shared(cmd, run::Field::NetLatency, net_latency);
+  add_shared(cmd, run::Field::P2pLevel, p2p_level);
 }
 
 bool TopologyOptions::empty() const {
@@ -56,7 +57,7 @@ void TopologyOptions::default_notice(std::ostream& err) const {
 run::TopologyText TopologyOptions::text() const {
   if (!flag.empty() && !spec.empty())
     throw UsageError(fmt::format("--topology: found \"{}\" and the topology \"{}\"; expected one of them", flag, spec));
-  return {flag.empty() ? spec : flag, gpus, fabric, link_bandwidth, link_latency, nodes, net_bandwidth, net_latency};
+  return {flag.empty() ? spec : flag, gpus, fabric, link_bandwidth, link_latency, nodes, net_bandwidth, net_latency, p2p_level};
 }
 
 run::TopologySpec TopologyOptions::spec_of() const { return run::topology_spec(text()); }

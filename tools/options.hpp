@@ -37,6 +37,7 @@ struct TopologyOptions {
   std::string nodes;
   std::string net_bandwidth;
   std::string net_latency;
+  std::string p2p_level;
 
   /// Registers the positional TOPOLOGY, --topology and the generator flags on `cmd`.
   void add_to(CLI::App& cmd);

@@ -51,6 +51,8 @@ std::string normalized_json(const Topology& t) {
     if (n.reduce_bandwidth.bits_per_s != 0) jn["reduce_bandwidth"] = fmt::format("{}b/s", n.reduce_bandwidth.bits_per_s);
     if (n.nvls) jn["nvls"] = *n.nvls;
     if (n.sharp) jn["sharp"] = true;
+    if (!n.p2p) jn["p2p"] = false;
+    if (n.vendor != CpuVendor::Unknown) jn["vendor"] = kCpuVendorNames.name(n.vendor);
     nodes.push_back(std::move(jn));
   }
   auto& links = j["links"] = nlohmann::ordered_json::array();
@@ -70,6 +72,7 @@ std::string normalized_json(const Topology& t) {
     params.erase("format");
     j["params"] = std::move(params);
   }
+  if (const auto level = t.p2p_level()) j["p2p_level"] = kP2pLevelNames.name(*level);
   return j.dump(2) + "\n";
 }
 

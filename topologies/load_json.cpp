@@ -21,7 +21,7 @@ Topology parse_topology_json(std::string_view text, std::string_view where, std:
   const json doc = detail::parse_strict_json(text, where);
   Reader rd(where);
   if (!doc.is_object()) rd.fail("", fmt::format("found {}, expected an object with \"nodes\" and \"links\"", brief(doc)));
-  rd.only_keys(doc, "", {"$schema", "name", "description", "nodes", "links", "params"});
+  rd.only_keys(doc, "", {"$schema", "name", "description", "nodes", "links", "params", "p2p_level"});
   if (auto it = doc.find("$schema"); it != doc.end()) (void)rd.string_at(*it, "/$schema", "a string (the schema's URL)");
   std::string name = std::move(default_name);
   if (auto it = doc.find("name"); it != doc.end()) name = rd.string_at(*it, "/name", "a non-empty string");
@@ -37,7 +37,7 @@ Topology parse_topology_json(std::string_view text, std::string_view where, std:
     const std::string path = fmt::format("/nodes/{}", i);
     const json& jn = jnodes[i];
     if (!jn.is_object()) rd.fail(path, fmt::format("found {}, expected an object {{\"id\", \"type\"}}", brief(jn)));
-    rd.only_keys(jn, path, {"id", "type", "model", "host", "reduce_bandwidth", "nvls", "sharp"});
+    rd.only_keys(jn, path, {"id", "type", "model", "host", "reduce_bandwidth", "nvls", "sharp", "p2p", "vendor"});
     Node node;
     node.id = rd.string_at(rd.member(jn, path, "id", "a unique string"), path + "/id", "a non-empty string");
     const std::string type =
@@ -58,6 +58,18 @@ Topology parse_topology_json(std::string_view text, std::string_view where, std:
     if (auto it = jn.find("sharp"); it != jn.end()) {
       if (node.type != NodeType::Switch) rd.fail(path + "/sharp", "only a switch reduces in the network; expected the key on a switch node");
       node.sharp = rd.bool_at(*it, path + "/sharp");
+    }
+    if (auto it = jn.find("p2p"); it != jn.end()) {
+      if (node.type != NodeType::Gpu) rd.fail(path + "/p2p", "only a GPU has peer-to-peer access; expected the key on a gpu node");
+      node.p2p = rd.bool_at(*it, path + "/p2p");
+    }
+    if (auto it = jn.find("vendor"); it != jn.end()) {
+      if (node.type != NodeType::Cpu) rd.fail(path + "/vendor", "only a CPU has a vendor here; expected the key on a cpu node");
+      const json& v = *it;
+      const auto vendor = v.is_string() ? kCpuVendorNames.parse(v.get_ref<const std::string&>()) : std::nullopt;
+      if (!vendor)
+        rd.fail(path + "/vendor", fmt::format("found {}, expected {}", brief(v), kCpuVendorNames.list(ListStyle::QuotedOr)));
+      node.vendor = *vendor;
     }
     if (!index.emplace(node.id, static_cast<NodeId>(nodes.size())).second)
       rd.fail(path + "/id", fmt::format("duplicate node id \"{}\", expected ids to be unique", node.id));
@@ -100,6 +112,14 @@ Topology parse_topology_json(std::string_view text, std::string_view where, std:
   if (auto it = doc.find("params"); it != doc.end()) params = detail::read_model_params(rd, *it, "/params", false);
   Topology topology(std::move(name), std::move(description), std::move(nodes), std::move(links), where);
   topology.set_params(std::move(params));
+  if (auto it = doc.find("p2p_level"); it != doc.end()) {
+    const json& v = *it;
+    const auto level = v.is_string() ? kP2pLevelNames.parse(v.get_ref<const std::string&>()) : std::nullopt;
+    if (!level)
+      rd.fail("/p2p_level", fmt::format("found {}, expected {} (NCCL_P2P_LEVEL's names; \"off\" is NCCL_P2P_DISABLE=1)",
+                                        brief(v), kP2pLevelNames.list(ListStyle::QuotedOr)));
+    topology.set_p2p_level(*level);
+  }
   return topology;
 }
 

@@ -4,6 +4,8 @@
 #include <limits>
 #include <map>
 
+#include "topologies/transport.hpp"
+
 namespace collsim::topo {
 
 std::optional<std::vector<LinkId>> RouteCache::unique_two_hop(NodeId from, NodeId to) {
@@ -27,6 +29,26 @@ std::optional<std::vector<LinkId>> RouteCache::unique_two_hop(NodeId from, NodeI
     }
   }
   return found;
+}
+
+std::vector<LinkId> RouteCache::by_transport(NodeId from, NodeId to, std::vector<LinkId> links) {
+  if (from == to || topology_.node(from).type != NodeType::Gpu || topology_.node(to).type != NodeType::Gpu)
+    return links;
+  const PathType path = path_type(topology_, links);
+  if (transport_between(topology_, from, to, path) != Transport::Shm) return links;
+  if (local_cpu_.empty()) {
+    local_cpu_.resize(topology_.nodes().size());
+    local_cpu_known_.resize(topology_.nodes().size());
+  }
+  if (!local_cpu_known_[to]) {
+    local_cpu_[to] = local_cpu(topology_, to);
+    local_cpu_known_[to] = true;
+  }
+  const auto cpu = local_cpu_[to];
+  if (!cpu) throw no_shm_cpu_error(topology_, from, to, path);
+  for (std::size_t i = 0; i + 1 < links.size(); ++i)
+    if (topology_.link(links[i]).to == *cpu) return links;  // the shortest route passes that CPU already
+  return shm_route(topology_, from, to, *cpu);
 }
 
 const std::vector<LinkId>* PathTable::find(std::uint64_t key) const {
@@ -56,6 +78,7 @@ const Route& RouteCache::get(NodeId from, NodeId to) {
       r.links = std::move(*two);
     else
       r.links = topology_.shortest_route(from, to);
+    r.links = by_transport(from, to, std::move(r.links));
     if (paths_) paths_->add(key, r.links);
   }
   r.bottleneck = Bandwidth{std::numeric_limits<std::uint64_t>::max()};

@@ -58,8 +58,9 @@ class RouteCache {
   /// Routes on `topology`; with `paths`, their links come from that table (and new ones go into it),
   /// which must belong to this topology or a copy of it with other bandwidths.
   explicit RouteCache(const Topology& topology, PathTable* paths = nullptr) : topology_(topology), paths_(paths) {}
-  /// The route from `from` to `to` (from != to). The reference stays valid for the cache's life.
-  /// Throws TopologyError when there is none.
+  /// The route from `from` to `to` (from != to): the shortest, except between GPUs that NCCL joins
+  /// through host memory (SHM), where it passes the receiver's CPU. The reference stays valid for
+  /// the cache's life. Throws TopologyError when there is none.
   const Route& get(NodeId from, NodeId to);
 
  private:
@@ -67,6 +68,11 @@ class RouteCache {
   /// exactly one two-hop path (a GPU under one switch): then it is the path Dijkstra would
   /// return, found in O(degree) instead of O((V + E) log V) per pair. Otherwise nullopt.
   std::optional<std::vector<LinkId>> unique_two_hop(NodeId from, NodeId to);
+
+  /// `links` (the shortest route between two GPUs) or, where NCCL moves the pair's data through
+  /// host memory (SHM: topologies/transport.hpp), the route through the receiver's local CPU.
+  /// Throws TopologyError when SHM has no CPU to go through.
+  std::vector<LinkId> by_transport(NodeId from, NodeId to, std::vector<LinkId> links);
 
   const Topology& topology_;
   PathTable* paths_ = nullptr;
@@ -77,6 +83,8 @@ class RouteCache {
   };
   std::vector<Last> last_;  // by node: the route it was last asked for, sized on the first get
   std::vector<std::vector<LinkId>> out_links_, in_links_;  // by node, built on the first miss
+  std::vector<std::optional<NodeId>> local_cpu_;            // by node, found on the first SHM route to it
+  std::vector<bool> local_cpu_known_;
 };
 
 }  // namespace collsim::topo

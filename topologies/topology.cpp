@@ -113,6 +113,7 @@ Topology Topology::with_bandwidth_factors(const PerClass<double>& factor) const 
   }
   Topology copy(name_, description_, nodes_, std::move(specs), name_);
   copy.params_ = params_;
+  copy.p2p_level_ = p2p_level_;
   return copy;
 }
 

@@ -18,6 +18,7 @@
 #include "sim/units/enum_names.hpp"
 #include "sim/units/units.hpp"
 #include "topologies/model_params.hpp"
+#include "topologies/p2p_level.hpp"
 
 namespace collsim::topo {
 
@@ -27,12 +28,21 @@ using NodeId = std::uint32_t;
 using LinkId = std::uint32_t;
 
 enum class NodeType : std::uint8_t { Gpu, Switch, Cpu, Nic };
+/// A CPU's maker, as NCCL tells them apart (ncclTopoCpuType, src/graph/topo.cc): it sets NCCL's
+/// default P2P level (topologies/transport.hpp). Unknown when the file does not say.
+enum class CpuVendor : std::uint8_t { Unknown, Intel, Amd, Arm, Power };
 enum class LinkType : std::uint8_t { NvLink, NvSwitch, Pcie, InfiniBand, Ethernet, RoCE, XGMI, UPI, Network };
 enum class Duplex : std::uint8_t { Full, Half };
 
 /// The topology files' node types (exact).
 inline constexpr auto kNodeTypeNames = make_enum_names<NodeType>(
     {{NodeType::Gpu, "gpu"}, {NodeType::Switch, "switch"}, {NodeType::Cpu, "cpu"}, {NodeType::Nic, "nic"}});
+/// The topology files' cpu "vendor" values (exact).
+inline constexpr auto kCpuVendorNames = make_enum_names<CpuVendor>({{CpuVendor::Unknown, "unknown"},
+                                                                   {CpuVendor::Intel, "intel"},
+                                                                   {CpuVendor::Amd, "amd"},
+                                                                   {CpuVendor::Arm, "arm"},
+                                                                   {CpuVendor::Power, "power"}});
 /// The topology files' link types (exact).
 inline constexpr auto kLinkTypeNames = make_enum_names<LinkType>({{LinkType::NvLink, "nvlink"},
                                                                  {LinkType::NvSwitch, "nvswitch"},
@@ -71,6 +81,12 @@ struct Node {
   /// Switches: whether it reduces what the hosts send it and returns the sum to each (InfiniBand
   /// SHARP, NCCL's CollNet), as the file's "sharp" says; false unless it says true.
   bool sharp = false;
+  /// GPUs: false when its driver gives it no peer-to-peer access to other GPUs (cudaDeviceCanAccessPeer
+  /// is 0: GeForce cards on NVIDIA's driver, a VM without P2P), so NCCL moves its data through host
+  /// memory (SHM) whatever the P2P level; the file's "p2p", true unless it says false.
+  bool p2p = true;
+  /// CPUs: the maker, the file's "vendor".
+  CpuVendor vendor = CpuVendor::Unknown;
 };
 
 /// One link as a topology file gives it (both directions).
@@ -131,6 +147,13 @@ class Topology {
   /// Replaces them (the loader, once the topology is built; a calibration).
   void set_params(ModelParams params) { params_ = std::move(params); }
 
+  /// The P2P level set for this machine (the file's "p2p_level", or --p2p-level over it), as
+  /// NCCL_P2P_LEVEL / NCCL_P2P_DISABLE set it; nullopt: NCCL's default, per host
+  /// (topologies/transport.hpp: default_p2p_level). Routes between GPUs that may not use P2P go
+  /// through host memory (RouteCache).
+  [[nodiscard]] std::optional<P2pLevel> p2p_level() const noexcept { return p2p_level_; }
+  void set_p2p_level(std::optional<P2pLevel> level) noexcept { p2p_level_ = level; }
+
   /// A copy whose links carry `factor(link)` times their bandwidth (at least 1 bit/s, at most the
   /// line rate: factors are efficiencies in (0, 1]), with the same nodes, link ids, latencies and
   /// routes: what a protocol's efficiency leaves of each link.
@@ -161,6 +184,7 @@ class Topology {
   std::vector<Bandwidth> out_bandwidth_;        // by node
   std::unique_ptr<Graph> graph_;
   ModelParams params_;
+  std::optional<P2pLevel> p2p_level_;
 };
 
 }  // namespace collsim::topo

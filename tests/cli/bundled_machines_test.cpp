@@ -123,3 +123,63 @@ TEST_CASE("a 2-node all-gather sends equal bytes through each of the 16 NICs", "
   REQUIRE(j["channels"] == 24);
   CHECK(nic_uplink_bytes(j) == std::vector<std::uint64_t>(16, 125'829'120));
 }
+
+// Issue 17: each new bundled machine's per-GPU injection bandwidth (tests/unit/topology_test.cpp
+// checks it for every bundled file) and its ring all-reduce busbw at 1 GiB, derived here from the
+// datasheet rates and NCCL's counts that its description cites.
+
+TEST_CASE("hgx-h200: ring all-reduce at 1 GiB reaches NCCL's NVLink 4 count, 18 x 20.6 GB/s",
+          "[topology][bundled][h200]") {
+  // 18 NVLink 4 links x 25 GB/s = 450 GB/s per direction into NVSwitch (H200 datasheet), of which NCCL
+  // counts 20.6 per link (SM90_NVLINK_BW): 0.824 x 450 = 370.8 GB/s. On 8 GPUs the 14 steps' latencies
+  // (a few us each) are under 1 % of the 5 ms the bytes take, so busbw is within 1 % below the bound.
+  const auto j = simulate_json({"hgx-h200", "--size", "1G"});
+  CHECK(j["busbw_GBps"].get<double>() <= 370.8);
+  CHECK(j["busbw_GBps"].get<double>() >= 0.99 * 370.8);
+}
+
+TEST_CASE("gb200-nvl72: ring all-reduce at 1 GiB on 72 GPUs, the closed form without parameters and NCCL's count with",
+          "[topology][bundled][gb200]") {
+  // Ideal model: 18 NVLink 5 links x 50 GB/s = 900 GB/s per GPU (GB200 NVL72 datasheet), two links of
+  // 300 ns per GPU-to-GPU route. 2(N-1) = 142 steps of α + ⌈(S/N)/B⌉, S/N = 1 GiB / 72 = 14,913,080.9 B:
+  // the larger parts take ⌈14,913,081 / 900e9 s⌉ = 16,570,090 ps, so t = 142 x 17,170,090 ps (to 1e-6:
+  // the parts differ by one byte).
+  const auto ideal = simulate_json({without_params("gb200-nvl72"), "--size", "1G"});
+  CHECK(ideal["time_ps"].get<double>() == Approx(142.0 * 17'170'090).epsilon(1e-6));
+  // With its parameters: NCCL counts 40.1 of 50 GB/s per NVLink 5 link (SM100_NVLINK_BW), 0.802 x 900 =
+  // 721.8 GB/s. At 72 ranks the 142 steps' NCCL latencies and pipeline fill take a sixth of the time at
+  // 1 GiB, so busbw sits between 0.8 and 1 of the bound.
+  const auto p = simulate_json({"gb200-nvl72", "--size", "1G"});
+  CHECK(p["busbw_GBps"].get<double>() <= 721.8);
+  CHECK(p["busbw_GBps"].get<double>() > 0.8 * 721.8);
+}
+
+TEST_CASE("rtx4090-pcie-8gpu-2socket: every pair through host memory, the ring bound by the socket link at NCCL's 16 GB/s",
+          "[topology][bundled][rtx4090][transport]") {
+  // Stock driver: no P2P, so every pair is SHM through the receiver's CPU. The ring gpu0..gpu7 crosses
+  // the socket link once each way (gpu3 -> gpu4, gpu7 -> gpu0); both channels' flows share it: NCCL's
+  // AMD_BW 16 GB/s (written 21 GB/s x 0.762 = 16.002), below each GPU's Gen4 x16 link at NCCL's 24 GB/s
+  // (31.5 x 0.762). busbw is therefore 16.0 GB/s less the 14 steps' latencies (under 1 % at 1 GiB).
+  const auto j = simulate_json({"rtx4090-pcie-8gpu-2socket", "--size", "1G"});
+  CHECK(j["busbw_GBps"].get<double>() <= 21 * 0.762);
+  CHECK(j["busbw_GBps"].get<double>() >= 0.99 * 21 * 0.762);
+  CHECK(j["bottleneck_link"].get<std::string>().find("cpu") != std::string::npos);
+}
+
+TEST_CASE("h100-pcie-nvlbridge: a pair runs at its bridge's 12 NVLinks, a ring of 4 at its PCIe hops, both ways",
+          "[topology][bundled][h100-pcie][transport]") {
+  // --ranks 2: one bridge of 12 NVLink 4 links x 25 GB/s = 300 GB/s per direction (H100 PCIe product
+  // brief: 600 GB/s bidirectional), NCCL's count 20.6 per link: 247.2 GB/s; 2 steps of latency are
+  // under 1 % of the 4.3 ms.
+  const auto pair = simulate_json({"h100-pcie-nvlbridge", "--ranks", "2", "--size", "1G"});
+  CHECK(pair["busbw_GBps"].get<double>() <= 12 * 20.6);
+  CHECK(pair["busbw_GBps"].get<double>() >= 0.99 * 12 * 20.6);
+  // 4 ranks: the hops gpu1 -> gpu2 and gpu3 -> gpu0 cross the CPU through two PCIe Gen5 x16 links
+  // (63.0 GB/s, PCI-SIG), which NCCL counts at 48 GB/s less Intel's 6/5 P2P overhead: 40 GB/s (0.635
+  // x 63). The odd channel runs the ring the other way and uses the other direction of each PCIe link
+  // (gpu2 -> gpu1 leaves through gpu2's link), so two channels reach 2 x 40 GB/s.
+  const auto ring = simulate_json({"h100-pcie-nvlbridge", "--size", "1G"});
+  REQUIRE(ring["channels"] == 2);
+  CHECK(ring["busbw_GBps"].get<double>() <= 2 * 63 * 0.635);
+  CHECK(ring["busbw_GBps"].get<double>() >= 0.99 * 2 * 63 * 0.635);
+}

@@ -118,3 +118,17 @@ def test_ctrl_c_stops_a_long_simulation():
         timer.cancel()
     # The module still works after a stopped run.
     assert collsim.simulate(**SWITCH4).time_ps == 263658240
+
+
+def test_p2p_level_routes_through_the_cpu_as_the_command_line():
+    # pcie-4gpu: 4 GPUs under one PCIe switch with one 31.5 GB/s uplink to the CPU. With P2P off
+    # (NCCL_P2P_DISABLE=1) every ring hop goes up and down that uplink: a quarter of it each, busbw
+    # below 31.5 / 4 GB/s (the latencies take under 1 % at 1 GiB).
+    r = collsim.simulate("pcie-4gpu", size="1G", p2p_level="off")
+    assert 0.99 * 31.5 / 4 <= r.busbw_GBps <= 31.5 / 4
+    assert r.time_us == cli_json("simulate", "pcie-4gpu", "--size", "1G", "--p2p-level", "off",
+                                 "--format", "json")["time_us"]
+    with pytest.raises(collsim.RequestError) as e:
+        collsim.simulate("pcie-4gpu", size="1G", p2p_level="far")
+    assert e.value.field == "p2p_level"
+    assert str(e.value).startswith('--p2p-level: found "far"')

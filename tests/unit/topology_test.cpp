@@ -229,10 +229,13 @@ TEST_CASE("bundled topologies load, with the GPU counts and bandwidths they desc
       {"pcie-4gpu", {4, 8ull * 31'500'000'000}},
       {"dgx-a100-2node", {16, GBps(300) + 8ull * 31'500'000'000}},  // NVSwitch plus the PCIe link to its NIC
       {"l40s-pcie", {4, 8ull * 31'500'000'000}},                      // one PCIe Gen4 x16 link each
+      {"rtx4090-pcie", {4, 8ull * 31'500'000'000}},                   // one PCIe Gen4 x16 link each
       {"dgx-h100-2node-ib400", {16, GBps(450) + GBps(63)}},           // NVSwitch plus PCIe Gen5 x16 to its NIC
       {"dgx-h100-4node-ib400", {32, GBps(450) + GBps(63)}},
       {"hgx-h200", {8, GBps(450)}},      // H200 datasheet: NVLink 4, 18 x 25 GB/s
       {"gb200-nvl72", {72, GBps(900)}},  // GB200 NVL72 datasheet: 18 NVLink 5 links x 50 GB/s
+      {"rtx4090-pcie-8gpu-2socket", {8, 31'500'000'000ull * 8}},  // one PCIe Gen4 x16 link each (PCI-SIG)
+      {"h100-pcie-nvlbridge", {4, GBps(300) + GBps(63)}},  // 12 bridged NVLink 4 links + PCIe Gen5 x16
   };
   std::set<std::string, std::less<>> seen;
   for (const auto& b : collsim::topo::bundled_topologies()) {
@@ -292,16 +295,19 @@ TEST_CASE("the schema lists every key the bundled files use, and the loader acce
   }
   b["id"] = "b";
   // "nvls" and "sharp" belong on a switch (a GPU with them is refused): a third node, the switch,
-  // carries them.
-  for (const char* key : {"nvls", "sharp"}) {
+  // carries them; "vendor" belongs on a cpu, a fourth node.
+  for (const char* key : {"nvls", "sharp", "vendor"}) {
     REQUIRE(a.contains(key));
     a.erase(key);
     b.erase(key);
   }
+  a["p2p"] = b["p2p"] = false;
+  d["p2p_level"] = "sys";
   const json sw{{"id", "s"}, {"type", "switch"}, {"nvls", true}, {"sharp", true}};
+  const json cpu{{"id", "c"}, {"type", "cpu"}, {"vendor", "amd"}};
   json link = json::object();
   for (const auto& [key, prop] : link_schema.at("properties").items()) link[key] = sample_value(key, prop);
-  d["nodes"] = json::array({a, b, sw});
+  d["nodes"] = json::array({a, b, sw, cpu});
   d["links"] = json::array({link});
   d["params"] = json{{"protocol", "auto"}, {"channels", 2}};  // an object (params.schema.json)
   INFO("document: " << d.dump());
@@ -322,6 +328,17 @@ TEST_CASE("the schema lists every key the bundled files use, and the loader acce
   for (const auto& v : link_schema.at("properties").at("type").at("enum")) {
     INFO("link type " << v);
     CHECK(collsim::topo::parse_link_type(v.get<std::string>()).has_value());
+  }
+  CHECK(t.p2p_level() == collsim::topo::P2pLevel::Sys);
+  CHECK_FALSE(t.node(0).p2p);
+  CHECK(t.node(3).vendor == collsim::topo::CpuVendor::Amd);
+  for (const auto& v : schema.at("properties").at("p2p_level").at("enum")) {
+    INFO("p2p level " << v);
+    CHECK(collsim::topo::kP2pLevelNames.parse(v.get<std::string>()).has_value());
+  }
+  for (const auto& v : node_schema.at("properties").at("vendor").at("enum")) {
+    INFO("cpu vendor " << v);
+    CHECK(collsim::topo::kCpuVendorNames.parse(v.get<std::string>()).has_value());
   }
   for (const auto& v : link_schema.at("properties").at("duplex").at("enum")) {
     INFO("duplex " << v);

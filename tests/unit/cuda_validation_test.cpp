@@ -12,6 +12,7 @@
 #include "algorithms/registry.hpp"
 #include "tests/cli/cli_harness.hpp"
 #include "topologies/load_json.hpp"
+#include "topologies/transport.hpp"
 #include "validation/cuda/gpu_runtime.hpp"
 #include "validation/cuda/lower_schedule.hpp"
 #include "validation/cuda/nvidia_smi_topo.hpp"
@@ -224,6 +225,49 @@ TEST_CASE("nvidia-smi topo -m of a DGX-1: the hybrid cube-mesh as direct NVLinks
   CHECK(topology.shortest_route(topology.gpus()[0], topology.gpus()[3]).size() == 1);  // NV2
   // SYS in the matrix, but two NVLinks away (GPU0-GPU1-GPU5), shorter than PCIe-UPI-PCIe (3 links).
   CHECK(topology.shortest_route(topology.gpus()[0], topology.gpus()[5]).size() == 2);
+}
+
+TEST_CASE("nvidia-smi topo -m of 8 RTX 4090 on two sockets, stock driver: every pair through host memory",
+          "[cuda][smi][transport]") {
+  auto t = cuda::parse_nvidia_smi_topo(data_file("rtx4090-8gpu-2socket.txt"));
+  REQUIRE(t.gpus.size() == 8);
+  CHECK(t.nics == 0);
+  // What topo --detect adds from CUDA and /proc/cpuinfo: no peer access on the stock driver, AMD CPUs.
+  t.p2p.assign(8, false);
+  t.cpu_vendor = cuda::cpu_vendor_from_cpuinfo("processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\n");
+  REQUIRE(t.cpu_vendor == "amd");
+  const auto topology = topo::parse_topology_json(cuda::smi_topology_json(t, cuda::LinkSpeeds{}, "t", ""), "t", "t");
+  CHECK(count_nodes(topology, topo::NodeType::Cpu) == 2);
+  CHECK(count_links(topology, topo::LinkType::UPI) == 1);
+  CHECK_FALSE(topology.node(topology.gpus()[0]).p2p);
+  // The same pairs as the bundled machine: 24 within a socket (PHB), 32 across (SYS), all SHM.
+  const auto s = topo::transport_summary(topology);
+  const auto bundled = topo::transport_summary(topo::load_topology("rtx4090-pcie-8gpu-2socket"));
+  CHECK(topo::transport_summary_text(s) == topo::transport_summary_text(bundled));
+  CHECK(s.by_transport[static_cast<std::size_t>(topo::Transport::Shm)] == 56);
+  CHECK(s.by_path[static_cast<std::size_t>(topo::PathType::Sys)] == 32);
+}
+
+TEST_CASE("nvidia-smi topo -m of H100 PCIe pairs on NVLink bridges: NV12 is 300 GB/s, P2P on the bridge, SHM between pairs",
+          "[cuda][smi][transport]") {
+  auto t = cuda::parse_nvidia_smi_topo(data_file("h100-pcie-nvlbridge.txt"));
+  REQUIRE(t.gpus.size() == 4);
+  CHECK(t.links[0][1].nvlinks == 12);
+  CHECK(t.links[1][2].path == cuda::SmiPath::Node);
+  t.cpu_vendor = cuda::cpu_vendor_from_cpuinfo("vendor_id\t: GenuineIntel\n");
+  cuda::LinkSpeeds gen5;
+  gen5.pcie_bytes_per_s = 63'000'000'000;  // PCIe Gen5 x16 (PCI-SIG), as the H100 PCIe has
+  const auto topology = topo::parse_topology_json(cuda::smi_topology_json(t, gen5, "t", ""), "t", "t");
+  // Two bridges of 12 NVLink 4 links x 25 GB/s (H100 PCIe product brief: 600 GB/s bidirectional).
+  CHECK(count_links(topology, topo::LinkType::NvLink) == 2);
+  CHECK(topology.out_bandwidth(topology.gpus()[0]) == Bandwidth{(300'000'000'000ull + 63'000'000'000ull) * 8});
+  const auto reference = topo::load_topology("h100-pcie-nvlbridge");
+  CHECK(topology.out_bandwidth(topology.gpus()[0]) == reference.out_bandwidth(reference.gpus()[0]));
+  CHECK(topo::transport_summary_text(topo::transport_summary(topology)) ==
+        topo::transport_summary_text(topo::transport_summary(reference)));
+  CHECK(topology.node(*topology.find_node("cpu0")).vendor == topo::CpuVendor::Intel);
+  CHECK(cuda::cpu_vendor_from_cpuinfo("processor : 0\nCPU implementer : 0x41\n") == "arm");
+  CHECK(cuda::cpu_vendor_from_cpuinfo("").empty());
 }
 
 TEST_CASE("nvidia-smi topo -m: malformed matrices are one-line errors", "[cuda][smi]") {

@@ -1,6 +1,8 @@
 #include "validation/cuda/detect_topology.hpp"
 
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -18,6 +20,14 @@ std::string run_nvidia_smi() {
   std::size_t n = 0;
   while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) text.append(buffer, n);
   return pclose(pipe) == 0 ? text : std::string();
+}
+
+// /proc/cpuinfo's text, or "" where it cannot be read.
+std::string read_cpuinfo() {
+  std::ifstream in("/proc/cpuinfo");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return in ? text.str() : std::string();
 }
 
 }  // namespace
@@ -68,6 +78,15 @@ std::string detect_topology_json(const Probe& probe, std::uint32_t ranks_per_gpu
     t = topology_from_peer_access(probe);
     source = fmt::format("CUDA peer access ({})", e.what());
   }
+  // Which GPUs have P2P at all (the stock driver gives GeForce cards none), and the CPU's maker: the
+  // transports NCCL would pick follow from them.
+  t.p2p.assign(count, true);
+  for (std::size_t i = 0; i < count && count > 1; ++i) {
+    bool any = false;
+    for (std::size_t j = 0; j < count; ++j) any = any || (i != j && probe.peer_access[i][j] != 0);
+    t.p2p[i] = any;
+  }
+  t.cpu_vendor = cpu_vendor_from_cpuinfo(read_cpuinfo());
   return smi_topology_json(
       t, speeds, "detected",
       fmt::format("Detected: {} x {} (compute capability {}.{}), links from {}; NVLink {} GB/s per link and "

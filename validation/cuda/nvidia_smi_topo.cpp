@@ -95,8 +95,9 @@ std::string json_string(std::string_view s) {
 
 struct Doc {
   std::vector<std::string> nodes, links;
-  void node(std::string_view id, std::string_view type) {
-    nodes.push_back(fmt::format("    {{\"id\": {}, \"type\": \"{}\"}}", json_string(id), type));
+  /// `extra`: more members, each `, "key": value` (JSON).
+  void node(std::string_view id, std::string_view type, std::string_view extra = "") {
+    nodes.push_back(fmt::format("    {{\"id\": {}, \"type\": \"{}\"{}}}", json_string(id), type, extra));
   }
   void link(std::string_view from, std::string_view to, std::string_view type, std::uint64_t bytes_per_s,
             std::string_view latency) {
@@ -173,6 +174,13 @@ SmiTopology parse_nvidia_smi_topo(std::string_view text) {
   return t;
 }
 
+std::string cpu_vendor_from_cpuinfo(std::string_view text) {
+  if (text.find("GenuineIntel") != std::string_view::npos) return "intel";
+  if (text.find("AuthenticAMD") != std::string_view::npos) return "amd";
+  if (text.find("CPU implementer") != std::string_view::npos) return "arm";  // aarch64's /proc/cpuinfo
+  return "";
+}
+
 std::uint64_t nvlink_bytes_per_s(int cc_major) noexcept { return cc_major <= 6 ? 20'000'000'000 : 25'000'000'000; }
 
 std::string smi_topology_json(const SmiTopology& t, const LinkSpeeds& speeds, std::string_view name,
@@ -180,7 +188,9 @@ std::string smi_topology_json(const SmiTopology& t, const LinkSpeeds& speeds, st
   const std::size_t n = t.gpus.size();
   Doc doc;
   const auto gpu = [](std::size_t i) { return fmt::format("gpu{}", i); };
-  for (std::size_t i = 0; i < n; ++i) doc.node(gpu(i), "gpu");
+  for (std::size_t i = 0; i < n; ++i)
+    doc.node(gpu(i), "gpu", i < t.p2p.size() && !t.p2p[i] ? ", \"p2p\": false" : "");
+  const std::string vendor = t.cpu_vendor.empty() ? "" : fmt::format(", \"vendor\": {}", json_string(t.cpu_vendor));
 
   bool switched = n >= 3;
   const std::uint32_t links0 = n >= 2 ? t.links[0][1].nvlinks : 0;
@@ -215,7 +225,7 @@ std::string smi_topology_json(const SmiTopology& t, const LinkSpeeds& speeds, st
     const std::size_t s = socket.find(i);
     if (cpu_of.count(s) == 0) {
       cpu_of[s] = fmt::format("cpu{}", cpu_of.size());
-      doc.node(cpu_of[s], "cpu");
+      doc.node(cpu_of[s], "cpu", vendor);
     }
     const std::size_t sw = pcie_switch.find(i);
     if (members[sw] < 2) {  // a GPU alone below its root port

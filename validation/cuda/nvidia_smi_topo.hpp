@@ -39,6 +39,13 @@ struct SmiTopology {
   /// neither is there or it is N/A). GPUs with the same text hang off the same CPU socket.
   std::vector<std::string> numa;
   std::uint32_t nics = 0;                      ///< NIC columns seen
+  /// Per GPU: whether it has peer-to-peer access to some other GPU (cudaDeviceCanAccessPeer; the
+  /// matrix does not say, topo --detect asks CUDA); empty: all have. A GPU without becomes
+  /// "p2p": false, so NCCL's SHM through host memory is simulated for it.
+  std::vector<bool> p2p;
+  /// The CPUs' maker for the cpu nodes' "vendor" ("intel", "amd", "arm"; "" unknown: left out). It
+  /// sets NCCL's default P2P level (topologies/transport.hpp).
+  std::string cpu_vendor;
 };
 
 /// Reads the output of `nvidia-smi topo -m`. Throws SmiParseError when there is no GPU header, a
@@ -55,6 +62,10 @@ struct LinkSpeeds {
   std::string upi_latency = "1us";
 };
 
+/// "intel", "amd" or "arm" from the text of /proc/cpuinfo (its vendor_id, or aarch64's "CPU
+/// implementer"); "" when it says none of them.
+[[nodiscard]] std::string cpu_vendor_from_cpuinfo(std::string_view text);
+
 /// Per-NVLink rate of a GPU of compute capability `major` (per direction): 20 GB/s for NVLink 1
 /// (P100, 6.x), 25 GB/s for NVLink 2, 3 and 4 (V100 7.x, A100 8.x, H100 9.x); NVIDIA's V100, A100
 /// and H100 datasheets (300, 600, 900 GB/s bidirectional for 6, 12, 18 links).
@@ -63,8 +74,11 @@ struct LinkSpeeds {
 /// A topology JSON document for `t`:
 ///  * every GPU pair NV# with the same # (three GPUs or more): one NVSwitch, each GPU linked to it
 ///    at # · nvlink rate (DGX A100: NV12, 300 GB/s; DGX H100: NV18, 450 GB/s), no PCIe (never on a route);
-///  * otherwise a direct nvlink link per NV# pair, plus the PCIe tree: GPUs joined by PIX/PXB share
-///    a PCIe switch, those joined by PIX/PXB/PHB/NODE a CPU, and CPUs are joined pairwise by UPI.
+///  * otherwise a direct nvlink link per NV# pair (an NVLink bridge: H100 PCIe pairs show NV12, 300
+///    GB/s), plus the PCIe tree: GPUs joined by PIX/PXB share a PCIe switch, those joined by
+///    PIX/PXB/PHB/NODE a CPU, and CPUs are joined pairwise by UPI.
+/// GPUs without P2P (t.p2p) get "p2p": false and the cpu nodes t.cpu_vendor, so the transports
+/// (P2P, SHM) are chosen per pair as NCCL chooses them.
 /// `name` and `description` (left out when empty) go into the document. Precondition: t has at
 /// least one GPU.
 [[nodiscard]] std::string smi_topology_json(const SmiTopology& t, const LinkSpeeds& speeds, std::string_view name,

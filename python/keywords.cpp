@@ -56,6 +56,13 @@ Slot topology_slot(run::TopologyText& t, std::string_view k, bool gpus_list) {
   if (k == "net_bandwidth") return {&t.net_bandwidth};
   if (k == "net_latency") return {&t.net_latency};
   if (k == "p2p_level") return {&t.p2p_level};
+  if (k == "routing") return {&t.routing};
+  if (k == "node") return {&t.node, false, true};
+  if (k == "leaf_nics") return {&t.leaf_nics};
+  if (k == "spines") return {&t.spines};
+  if (k == "oversubscription") return {&t.oversubscription};
+  if (k == "planes") return {&t.planes};
+  if (k == "switch_latency") return {&t.switch_latency};
   return {};
 }
 

@@ -119,7 +119,7 @@ void write_chrome_trace(std::ostream& out, const TraceRecorder& recorder, const 
     on_rank[op.src].push_back({result.ops[id].ready, result.ops[id].finish, id});
     if (op.src == op.dst) continue;
     const auto [begin, end] = recorder.span_of(id);
-    for (topo::LinkId l : routes.get(rank_to_node[op.src], rank_to_node[op.dst]).links)
+    for (topo::LinkId l : routes.get(rank_to_node[op.src], rank_to_node[op.dst], op.channel).links)
       on_link[l].push_back({begin, end, id});
   }
   Writer w(schedule);

@@ -13,6 +13,7 @@ constexpr std::array<std::string_view, kFields> kNames{
     "network", "protocol", "channels", "slice", "params", "model", "max_ops", "schedule", "trace", "save_schedule",
     "log", "output", "resume", "sizes", "algorithms", "collectives", "shard", "jobs", "min_size", "max_size",
     "minbytes", "maxbytes", "stepfactor", "stepbytes", "max_evaluations", "nccl_algo", "shards", "gpus_per_thread", "p2p_level",
+    "node", "leaf_nics", "spines", "oversubscription", "planes", "switch_latency", "routing",
 };
 
 std::string by_name(Field f) { return std::string(field_name(f)); }

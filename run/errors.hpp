@@ -19,9 +19,10 @@ enum class Field : std::uint8_t {
   Network, Protocol, Channels, Slice, Params, Model, MaxOps, Schedule, Trace, SaveSchedule,
   Log, Output, Resume, Sizes, Algorithms, Collectives, Shard, Jobs, MinSize, MaxSize, MinBytes, MaxBytes,
   StepFactor, StepBytes, MaxEvaluations, NcclAlgo, Shards, GpusPerThread, P2pLevel,
+  Node, LeafNics, Spines, Oversubscription, Planes, SwitchLatency, Routing,
 };
-/// How many fields there are (P2pLevel is the last).
-inline constexpr std::size_t kFields = static_cast<std::size_t>(Field::P2pLevel) + 1;
+/// How many fields there are (Routing is the last).
+inline constexpr std::size_t kFields = static_cast<std::size_t>(Field::Routing) + 1;
 
 /// The snake_case name of `field` ("chunk_size"), as requests and Python keywords spell it.
 [[nodiscard]] std::string_view field_name(Field field) noexcept;

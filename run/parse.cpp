@@ -83,6 +83,33 @@ topo::Fabric parse_fabric(std::string_view text) {
   return *f;
 }
 
+topo::ClusterFabric parse_cluster_fabric(std::string_view text) {
+  const auto f = topo::kClusterFabricNames.parse(text);
+  if (!f)
+    throw RequestError(Field::Fabric, std::string(text),
+                       fmt::format("{}: found \"{}\", expected {} with {} (a cluster of that machine)", ref(Field::Fabric),
+                                   text, topo::kClusterFabricNames.list(ListStyle::Or), ref(Field::Node)));
+  return *f;
+}
+
+double parse_oversubscription(std::string_view text) {
+  const auto o = topo::parse_oversubscription(text);
+  if (!o)
+    throw RequestError(Field::Oversubscription, std::string(text),
+                       fmt::format("{}: found \"{}\", expected a leaf's down to up ratio of at least 1, as 2:1 or 2",
+                                   ref(Field::Oversubscription), text));
+  return *o;
+}
+
+topo::Routing parse_routing(std::string_view text) {
+  const auto r = topo::kRoutingNames.parse(text);
+  if (!r)
+    throw RequestError(Field::Routing, std::string(text),
+                       fmt::format("{}: found \"{}\", expected {}", ref(Field::Routing), text,
+                                   topo::kRoutingNames.list(ListStyle::Or)));
+  return *r;
+}
+
 topo::P2pLevel parse_p2p_level(std::string_view text) {
   const auto level = topo::kP2pLevelNames.parse(text);
   if (!level)

@@ -36,6 +36,12 @@ void check_count(Field field, std::uint64_t value, std::uint64_t min, std::uint6
 [[nodiscard]] sched::Collective parse_collective(Field field, std::string_view text);
 /// ring, switch or fully-connected.
 [[nodiscard]] topo::Fabric parse_fabric(std::string_view text);
+/// fat-tree or rail (any case).
+[[nodiscard]] topo::ClusterFabric parse_cluster_fabric(std::string_view text);
+/// "2:1", "2" or "1.5": a leaf's down to up bandwidth, >= 1.
+[[nodiscard]] double parse_oversubscription(std::string_view text);
+/// ecmp or single (any case).
+[[nodiscard]] topo::Routing parse_routing(std::string_view text);
 /// NCCL_P2P_LEVEL's names (off, nvl, pix, pxb, phb, sys; any case; loc/disable for off).
 [[nodiscard]] topo::P2pLevel parse_p2p_level(std::string_view text);
 /// ll, ll128, simple or auto.

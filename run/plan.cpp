@@ -286,7 +286,10 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
     plan.paths = paths;
     return plan;
   }
-  algo::FoldedChannels built = ops == Ops::TimesOnly && fidelity.channels > 1
+  // Identical channels fold into one only where they take the same links: under ECMP on a fabric
+  // with equal-cost paths each channel's flows are hashed onto their own (topologies/routes.hpp).
+  const bool routes_by_channel = topology.routing() == topo::Routing::Ecmp && topology.has_equal_cost_paths();
+  algo::FoldedChannels built = ops == Ops::TimesOnly && fidelity.channels > 1 && !routes_by_channel
                                    ? algo::build_folded_channels(algorithm, request, fidelity.channels)
                                    : algo::FoldedChannels{algo::build_with_channels(algorithm, request, fidelity.channels), {}};
   Plan plan{std::move(built.schedule), std::move(rank_to_node), std::move(request), std::move(fidelity), chunk,

@@ -13,6 +13,7 @@
 #include "algorithms/registry.hpp"
 #include "sim/schedule/collective.hpp"
 #include "sim/units/units.hpp"
+#include "topologies/cluster.hpp"
 #include "topologies/generate.hpp"
 #include "topologies/model_params.hpp"
 #include "topologies/topology.hpp"
@@ -38,9 +39,22 @@ struct TopologySpec {
   /// NCCL_P2P_LEVEL / NCCL_P2P_DISABLE for this machine, over the file's "p2p_level" (not a
   /// generator field: it applies to any topology).
   std::optional<topo::P2pLevel> p2p_level;
+  /// ecmp or single, over the file's "routing" (any topology).
+  std::optional<topo::Routing> routing;
+  /// A cluster (topologies/cluster.hpp): K = `nodes` copies of this machine (a bundled name or a
+  /// file) joined by the `cluster_fabric` network; the fields below shape it (unset: its defaults).
+  std::string node;
+  std::optional<topo::ClusterFabric> cluster_fabric;
+  std::optional<std::uint32_t> leaf_nics;
+  std::optional<std::uint32_t> spines;
+  std::optional<double> oversubscription;
+  std::optional<std::uint32_t> planes;
+  std::optional<Time> switch_latency;
 
-  /// True when a generator field is set.
+  /// True when a generator field is set (a cluster's included).
   [[nodiscard]] bool generated() const;
+  /// True when a cluster field (node and those after it) is set.
+  [[nodiscard]] bool cluster() const;
   /// True when nothing is set: the bundled default is used.
   [[nodiscard]] bool empty() const { return !given && name.empty() && !generated(); }
 };

@@ -14,12 +14,18 @@ namespace {
 
 bool generated(const TopologyText& t) {
   return !t.gpus.empty() || !t.fabric.empty() || !t.link_bandwidth.empty() || !t.link_latency.empty() ||
-         !t.nodes.empty() || !t.net_bandwidth.empty() || !t.net_latency.empty();
+         !t.nodes.empty() || !t.net_bandwidth.empty() || !t.net_latency.empty() || !t.node.empty() ||
+         !t.leaf_nics.empty() || !t.spines.empty() || !t.oversubscription.empty() || !t.planes.empty() ||
+         !t.switch_latency.empty();
 }
 
 std::vector<SweepTopology> load_topologies(SweepText& o) {
   std::vector<SweepTopology> out;
   if (generated(o.generator)) {
+    if (!o.generator.node.empty() && o.generator.gpus.empty() && o.topologies.empty() && o.built.empty()) {
+      out.push_back({load_topology(topology_spec(o.generator)), o.generator.fabric});  // one cluster
+      return out;
+    }
     if (!o.topologies.empty() || !o.built.empty())
       throw RequestError(Field::Gpus, o.generator.gpus,
                          fmt::format("{}/{}: given with topology files; expected one or the other", ref(Field::Gpus),
@@ -40,10 +46,12 @@ std::vector<SweepTopology> load_topologies(SweepText& o) {
     TopologyText t;
     t.name = name;
     t.p2p_level = o.generator.p2p_level;
+    t.routing = o.generator.routing;
     out.push_back({load_topology(topology_spec(t)), ""});
   }
   for (auto& t : o.built) {
     if (!o.generator.p2p_level.empty()) t.topology.set_p2p_level(parse_p2p_level(o.generator.p2p_level));
+    if (!o.generator.routing.empty()) t.topology.set_routing(parse_routing(o.generator.routing));
     out.push_back(std::move(t));
   }
   return out;

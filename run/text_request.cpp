@@ -17,13 +17,23 @@ TopologySpec topology_spec(const TopologyText& t) {
   TopologySpec s;
   s.name = t.name;
   if (!t.gpus.empty()) s.gpus = parse_count(Field::Gpus, t.gpus, 1, 1u << 20);
-  if (!t.fabric.empty()) s.fabric = parse_fabric(t.fabric);
+  s.node = t.node;
+  if (!t.fabric.empty()) {
+    if (t.node.empty()) s.fabric = parse_fabric(t.fabric);
+    else s.cluster_fabric = parse_cluster_fabric(t.fabric);
+  }
+  if (!t.leaf_nics.empty()) s.leaf_nics = parse_count(Field::LeafNics, t.leaf_nics, 1, 1u << 16);
+  if (!t.spines.empty()) s.spines = parse_count(Field::Spines, t.spines, 1, 1u << 16);
+  if (!t.oversubscription.empty()) s.oversubscription = parse_oversubscription(t.oversubscription);
+  if (!t.planes.empty()) s.planes = parse_count(Field::Planes, t.planes, 1, 64);
+  if (!t.switch_latency.empty()) s.switch_latency = parse_latency(Field::SwitchLatency, t.switch_latency);
   if (!t.link_bandwidth.empty()) s.link_bandwidth = parse_bandwidth(Field::LinkBandwidth, t.link_bandwidth);
   if (!t.link_latency.empty()) s.link_latency = parse_latency(Field::LinkLatency, t.link_latency);
   if (!t.nodes.empty()) s.nodes = parse_count(Field::Nodes, t.nodes, 1, 1u << 20);
   if (!t.net_bandwidth.empty()) s.net_bandwidth = parse_bandwidth(Field::NetBandwidth, t.net_bandwidth);
   if (!t.net_latency.empty()) s.net_latency = parse_latency(Field::NetLatency, t.net_latency);
   if (!t.p2p_level.empty()) s.p2p_level = parse_p2p_level(t.p2p_level);
+  if (!t.routing.empty()) s.routing = parse_routing(t.routing);
   return s;
 }
 

@@ -26,6 +26,13 @@ struct TopologyText {
   std::string net_bandwidth;
   std::string net_latency;
   std::string p2p_level;  ///< off, nvl, pix, pxb, phb or sys (any topology)
+  std::string routing;    ///< ecmp or single (any topology)
+  std::string node;       ///< a cluster's machine (with nodes and fabric fat-tree or rail)
+  std::string leaf_nics;
+  std::string spines;
+  std::string oversubscription;
+  std::string planes;
+  std::string switch_latency;
 };
 /// The topology spec of `t` (nothing loaded yet). Throws RequestError for a value that does not parse.
 [[nodiscard]] TopologySpec topology_spec(const TopologyText& t);

@@ -9,7 +9,11 @@
 namespace collsim::run {
 
 bool TopologySpec::generated() const {
-  return gpus || fabric || link_bandwidth || link_latency || nodes || net_bandwidth || net_latency;
+  return gpus || fabric || link_bandwidth || link_latency || nodes || net_bandwidth || net_latency || cluster();
+}
+
+bool TopologySpec::cluster() const {
+  return !node.empty() || cluster_fabric || leaf_nics || spines || oversubscription || planes || switch_latency;
 }
 
 namespace {
@@ -21,12 +25,60 @@ topo::Topology load_topology_as_given(const TopologySpec& spec);
 topo::Topology load_topology(const TopologySpec& spec) {
   topo::Topology t = load_topology_as_given(spec);
   if (spec.p2p_level) t.set_p2p_level(spec.p2p_level);
+  if (spec.routing) t.set_routing(*spec.routing);
   return t;
 }
 
 namespace {
 
+// K copies of --node's machine on a leaf/spine fabric (topologies/cluster.hpp).
+topo::Topology load_cluster(const TopologySpec& spec) {
+  const auto only_with_node = [&](bool set, Field f) {
+    if (set)
+      throw RequestError(f, "", fmt::format("{}: only a cluster has it; expected {} MACHINE with {} K and {} fat-tree|rail",
+                                            ref(f), ref(Field::Node), ref(Field::Nodes), ref(Field::Fabric)));
+  };
+  if (spec.node.empty()) {
+    only_with_node(spec.leaf_nics.has_value(), Field::LeafNics);
+    only_with_node(spec.spines.has_value(), Field::Spines);
+    only_with_node(spec.oversubscription.has_value(), Field::Oversubscription);
+    only_with_node(spec.planes.has_value(), Field::Planes);
+    only_with_node(spec.switch_latency.has_value(), Field::SwitchLatency);
+  }
+  const auto not_with_node = [&](bool set, Field f, std::string_view why) {
+    if (set) throw RequestError(f, "", fmt::format("{}: not with {} ({}); expected one or the other", ref(f), ref(Field::Node), why));
+  };
+  not_with_node(spec.gpus.has_value(), Field::Gpus, "the GPUs are the machine's times --nodes");
+  not_with_node(spec.link_bandwidth.has_value(), Field::LinkBandwidth, "the machine's links stay as its file says");
+  not_with_node(spec.link_latency.has_value(), Field::LinkLatency, "the machine's links stay as its file says");
+  if (!spec.nodes)
+    throw RequestError(Field::Nodes, "", fmt::format("{}: missing; a cluster needs {} K hosts of {} {}", ref(Field::Nodes),
+                                                     ref(Field::Nodes), ref(Field::Node), spec.node));
+  if (!spec.cluster_fabric)
+    throw RequestError(Field::Fabric, "", fmt::format("{}: missing; a cluster needs {} fat-tree or rail", ref(Field::Fabric),
+                                                      ref(Field::Fabric)));
+  check_count(Field::Nodes, *spec.nodes, 1, 1u << 20);
+  topo::ClusterSpec c;
+  c.nodes = *spec.nodes;
+  c.fabric = *spec.cluster_fabric;
+  if (spec.leaf_nics) c.leaf_nics = *spec.leaf_nics;
+  if (spec.spines) c.spines = *spec.spines;
+  if (spec.oversubscription) c.oversubscription = *spec.oversubscription;
+  if (spec.planes) c.planes = *spec.planes;
+  if (spec.net_bandwidth) c.nic_bandwidth = *spec.net_bandwidth;
+  if (spec.net_latency) c.nic_latency = *spec.net_latency;
+  if (spec.switch_latency) c.switch_latency = *spec.switch_latency;
+  return topo::generate_cluster(topo::load_topology(spec.node), c);
+}
+
 topo::Topology load_topology_as_given(const TopologySpec& spec) {
+  if (spec.cluster()) {
+    if (spec.given || !spec.name.empty())
+      throw RequestError(Field::Node, spec.node,
+                         fmt::format("{}: a cluster's machine, given with the topology {}; expected one of them",
+                                     ref(Field::Node), spec.name.empty() ? "object" : "\"" + spec.name + "\""));
+    return load_cluster(spec);
+  }
   const bool generated = spec.generated();
   if (spec.given && (generated || !spec.name.empty()))
     throw RequestError(Field::Topology, spec.name,

@@ -142,7 +142,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
       end_op_at(checked_add(now, delay(t)), t);
       return;
     }
-    const topo::Route& route = routes.get(rank_to_gpu[op.src], rank_to_gpu[op.dst]);
+    const topo::Route& route = routes.get(rank_to_gpu[op.src], rank_to_gpu[op.dst], op.channel);
     const Bytes moved = op.bytes * n;
     result.ranks[op.src].sent += moved;
     result.ranks[op.dst].received += moved;

@@ -62,7 +62,7 @@ std::vector<Time> op_delays(const sched::Schedule& schedule, const topo::Topolog
     const sched::Op& op = schedule.ops[id];
     Time d{0};
     if (op.src != op.dst && steps) {
-      const topo::Route& route = routes.get(rank_to_node[op.src], rank_to_node[op.dst]);
+      const topo::Route& route = routes.get(rank_to_node[op.src], rank_to_node[op.dst], op.channel);
       d += costs.step_latency[static_cast<std::size_t>(route_class(topology, route.links))];
     }
     if (op.combine == sched::Combine::Reduce && reduce_bw[op.dst]) d += transfer_time(schedule.op_bytes(id), *reduce_bw[op.dst]);

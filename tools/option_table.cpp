@@ -13,7 +13,7 @@ namespace {
 using run::Field;
 
 // Defaults are the layer's (run/request.hpp, run/topology_spec.cpp).
-constexpr std::array<std::pair<Field, std::string_view>, 24> kHelp{{
+constexpr std::array<std::pair<Field, std::string_view>, 31> kHelp{{
     {Field::Gpus, "Generate a fabric of this many GPUs instead of reading a topology (needs --fabric); for sweep a "
                   "list such as 2,4,8..1024 (A..B = the powers of two from A to B), one fabric each"},
     {Field::Fabric, "Generated fabric: ring | switch | fully-connected"},
@@ -25,6 +25,18 @@ constexpr std::array<std::pair<Field, std::string_view>, 24> kHelp{{
     {Field::NetBandwidth, "With --nodes: each host's link to the network switch, per direction, default 25GB/s (one "
                           "200 Gb/s HDR InfiniBand port; GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s)"},
     {Field::NetLatency, "With --nodes: latency of each host's network link, default 2us"},
+    {Field::Routing, "How flows take equal-cost paths (leaf/spine fabrics): ecmp (default: each flow hashed by source, "
+                     "destination and channel onto one spine, as switches do; flows may collide) or single (every flow "
+                     "between two nodes on the same path)"},
+    {Field::Node, "A cluster of this machine (bundled name or file): --nodes K copies joined by --fabric fat-tree "
+                  "(a host's NICs share a leaf) or rail (NIC i of every host on rail i's leaves), leaves linked to "
+                  "every spine; NICs at --net-bandwidth (default 50GB/s, 400 Gb/s NDR) and --net-latency (700ns)"},
+    {Field::LeafNics, "With --node: NICs below each leaf switch, default 32 (half the ports of a 64-port NDR switch)"},
+    {Field::Spines, "With --node: spine switches per plane, default one per leaf uplink (leaf NICs / oversubscription)"},
+    {Field::Oversubscription, "With --node: a leaf's down to up bandwidth, e.g. 2:1 or 2; default 1:1 (non-blocking)"},
+    {Field::Planes, "With --node: network planes; NIC i of a host joins plane i mod P, each with its own leaves and "
+                    "spines; default 1"},
+    {Field::SwitchLatency, "With --node: latency of each leaf-spine link, default 700ns"},
     {Field::P2pLevel, "Farthest GPU pair path that uses peer-to-peer, as NCCL_P2P_LEVEL: nvl, pix, pxb, phb or sys; off "
                       "is NCCL_P2P_DISABLE=1. Pairs farther apart move data through host memory (SHM) via the "
                       "receiver's CPU. Default: the topology's, else NCCL's (pxb; sys on AMD hosts of <= 2 GPUs)"},

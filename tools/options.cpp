@@ -41,11 +41,19 @@ void TopologyOptions::add_generator_to(CLI::App& cmd) {
   add_shared(cmd, run::Field::NetBandwidth, net_bandwidth);
   add_shared(cmd, run::Field::NetLatency, net_latency);
   add_shared(cmd, run::Field::P2pLevel, p2p_level);
+  add_shared(cmd, run::Field::Routing, routing);
+  add_shared(cmd, run::Field::Node, node);
+  add_shared(cmd, run::Field::LeafNics, leaf_nics);
+  add_shared(cmd, run::Field::Spines, spines);
+  add_shared(cmd, run::Field::Oversubscription, oversubscription);
+  add_shared(cmd, run::Field::Planes, planes);
+  add_shared(cmd, run::Field::SwitchLatency, switch_latency);
 }
 
 bool TopologyOptions::empty() const {
   return spec.empty() && flag.empty() && gpus.empty() && fabric.empty() && link_bandwidth.empty() && link_latency.empty() &&
-         nodes.empty() && net_bandwidth.empty() && net_latency.empty();
+         nodes.empty() && net_bandwidth.empty() && net_latency.empty() && node.empty() && leaf_nics.empty() &&
+         spines.empty() && oversubscription.empty() && planes.empty() && switch_latency.empty();
 }
 
 void TopologyOptions::default_notice(std::ostream& err) const {
@@ -57,7 +65,8 @@ void TopologyOptions::default_notice(std::ostream& err) const {
 run::TopologyText TopologyOptions::text() const {
   if (!flag.empty() && !spec.empty())
     throw UsageError(fmt::format("--topology: found \"{}\" and the topology \"{}\"; expected one of them", flag, spec));
-  return {flag.empty() ? spec : flag, gpus, fabric, link_bandwidth, link_latency, nodes, net_bandwidth, net_latency, p2p_level};
+  return {flag.empty() ? spec : flag, gpus, fabric, link_bandwidth, link_latency, nodes, net_bandwidth, net_latency, p2p_level, routing,
+          node,     leaf_nics,      spines,       oversubscription, planes, switch_latency};
 }
 
 run::TopologySpec TopologyOptions::spec_of() const { return run::topology_spec(text()); }

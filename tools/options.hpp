@@ -38,6 +38,13 @@ struct TopologyOptions {
   std::string net_bandwidth;
   std::string net_latency;
   std::string p2p_level;
+  std::string routing;
+  std::string node;  ///< --node: a cluster's machine
+  std::string leaf_nics;
+  std::string spines;
+  std::string oversubscription;
+  std::string planes;
+  std::string switch_latency;
 
   /// Registers the positional TOPOLOGY, --topology and the generator flags on `cmd`.
   void add_to(CLI::App& cmd);

@@ -73,6 +73,7 @@ std::string normalized_json(const Topology& t) {
     j["params"] = std::move(params);
   }
   if (const auto level = t.p2p_level()) j["p2p_level"] = kP2pLevelNames.name(*level);
+  if (t.routing() != Routing::Ecmp) j["routing"] = kRoutingNames.name(t.routing());
   return j.dump(2) + "\n";
 }
 

@@ -8,6 +8,7 @@
 
 #include "sim/io/text_file.hpp"
 #include "topologies/bundled.hpp"
+#include "topologies/cluster.hpp"
 #include "topologies/json_reader.hpp"
 
 namespace collsim::topo {
@@ -17,11 +18,93 @@ using detail::json;
 using detail::Reader;
 }  // namespace
 
+namespace {
+
+// The P2P level at /p2p_level and the routing at /routing, when the document has them.
+void read_p2p_level(const Reader& rd, const json& doc, Topology& topology) {
+  if (auto it = doc.find("routing"); it != doc.end()) {
+    const json& v = *it;
+    const auto routing = v.is_string() ? kRoutingNames.parse(v.get_ref<const std::string&>()) : std::nullopt;
+    if (!routing) rd.fail("/routing", fmt::format("found {}, expected {}", brief(v), kRoutingNames.list(ListStyle::QuotedOr)));
+    topology.set_routing(*routing);
+  }
+  if (auto it = doc.find("p2p_level"); it != doc.end()) {
+    const json& v = *it;
+    const auto level = v.is_string() ? kP2pLevelNames.parse(v.get_ref<const std::string&>()) : std::nullopt;
+    if (!level)
+      rd.fail("/p2p_level", fmt::format("found {}, expected {} (NCCL_P2P_LEVEL's names; \"off\" is NCCL_P2P_DISABLE=1)",
+                                        brief(v), kP2pLevelNames.list(ListStyle::QuotedOr)));
+    topology.set_p2p_level(*level);
+  }
+}
+
+// A document's "cluster" object: K copies of a machine on a leaf/spine fabric (cluster.hpp).
+Topology read_cluster(const Reader& rd, const json& doc) {
+  const json& c = doc.at("cluster");
+  if (!c.is_object()) rd.fail("/cluster", fmt::format("found {}, expected an object {{\"node\", \"nodes\", \"fabric\"}}", brief(c)));
+  rd.only_keys(c, "/cluster", {"node", "nodes", "fabric", "leaf_nics", "spines", "oversubscription", "planes",
+                               "nic_bandwidth", "nic_latency", "switch_latency"});
+  const std::string machine = rd.string_at(rd.member(c, "/cluster", "node", "a bundled machine or a topology file"),
+                                           "/cluster/node", "a bundled machine or a topology file");
+  ClusterSpec spec;
+  spec.nodes = rd.count_at(rd.member(c, "/cluster", "nodes", "the number of hosts"), "/cluster/nodes", 1, 1u << 20);
+  const json& f = rd.member(c, "/cluster", "fabric", kClusterFabricNames.list(ListStyle::Or).c_str());
+  const auto fabric = f.is_string() ? kClusterFabricNames.parse(f.get_ref<const std::string&>()) : std::nullopt;
+  if (!fabric)
+    rd.fail("/cluster/fabric", fmt::format("found {}, expected {}", brief(f), kClusterFabricNames.list(ListStyle::QuotedOr)));
+  spec.fabric = *fabric;
+  if (auto it = c.find("leaf_nics"); it != c.end()) spec.leaf_nics = rd.count_at(*it, "/cluster/leaf_nics", 1, 1u << 16);
+  if (auto it = c.find("spines"); it != c.end()) spec.spines = rd.count_at(*it, "/cluster/spines", 1, 1u << 16);
+  if (auto it = c.find("planes"); it != c.end()) spec.planes = rd.count_at(*it, "/cluster/planes", 1, 64);
+  if (auto it = c.find("oversubscription"); it != c.end()) {
+    const json& o = *it;
+    const auto ratio = o.is_string()   ? parse_oversubscription(o.get_ref<const std::string&>())
+                       : o.is_number() ? parse_oversubscription(fmt::format("{}", o.get<double>()))
+                                       : std::nullopt;
+    if (!ratio)
+      rd.fail("/cluster/oversubscription", fmt::format("found {}, expected a down to up ratio of at least 1, as \"2:1\" or 2", brief(o)));
+    spec.oversubscription = *ratio;
+  }
+  if (auto it = c.find("nic_bandwidth"); it != c.end()) spec.nic_bandwidth = rd.bandwidth_at(*it, "/cluster/nic_bandwidth");
+  if (auto it = c.find("nic_latency"); it != c.end()) spec.nic_latency = rd.latency_at(*it, "/cluster/nic_latency");
+  if (auto it = c.find("switch_latency"); it != c.end()) spec.switch_latency = rd.latency_at(*it, "/cluster/switch_latency");
+  Topology machine_topology = [&] {
+    try {
+      return load_topology(machine);
+    } catch (const TopologyError& e) {
+      rd.fail("/cluster/node", e.what());
+    }
+  }();
+  Topology cluster = [&] {
+    try {
+      return generate_cluster(machine_topology, spec);
+    } catch (const TopologyError& e) {
+      rd.fail("/cluster", e.what());
+    }
+  }();
+  return cluster;
+}
+
+}  // namespace
+
 Topology parse_topology_json(std::string_view text, std::string_view where, std::string default_name) {
   const json doc = detail::parse_strict_json(text, where);
   Reader rd(where);
   if (!doc.is_object()) rd.fail("", fmt::format("found {}, expected an object with \"nodes\" and \"links\"", brief(doc)));
-  rd.only_keys(doc, "", {"$schema", "name", "description", "nodes", "links", "params", "p2p_level"});
+  if (doc.contains("cluster")) {
+    rd.only_keys(doc, "", {"$schema", "name", "description", "cluster", "p2p_level", "routing"});
+    Topology cluster = read_cluster(rd, doc);
+    if (doc.contains("name") || doc.contains("description")) {
+      // The file's name and description over the generated ones: a copy with them (same links).
+      std::string name = cluster.name(), description = cluster.description();
+      if (auto it = doc.find("name"); it != doc.end()) name = rd.string_at(*it, "/name", "a non-empty string");
+      if (auto it = doc.find("description"); it != doc.end()) description = rd.string_at(*it, "/description", "a non-empty string");
+      cluster = cluster.renamed(std::move(name), std::move(description));
+    }
+    read_p2p_level(rd, doc, cluster);
+    return cluster;
+  }
+  rd.only_keys(doc, "", {"$schema", "name", "description", "nodes", "links", "params", "p2p_level", "routing"});
   if (auto it = doc.find("$schema"); it != doc.end()) (void)rd.string_at(*it, "/$schema", "a string (the schema's URL)");
   std::string name = std::move(default_name);
   if (auto it = doc.find("name"); it != doc.end()) name = rd.string_at(*it, "/name", "a non-empty string");
@@ -112,14 +195,7 @@ Topology parse_topology_json(std::string_view text, std::string_view where, std:
   if (auto it = doc.find("params"); it != doc.end()) params = detail::read_model_params(rd, *it, "/params", false);
   Topology topology(std::move(name), std::move(description), std::move(nodes), std::move(links), where);
   topology.set_params(std::move(params));
-  if (auto it = doc.find("p2p_level"); it != doc.end()) {
-    const json& v = *it;
-    const auto level = v.is_string() ? kP2pLevelNames.parse(v.get_ref<const std::string&>()) : std::nullopt;
-    if (!level)
-      rd.fail("/p2p_level", fmt::format("found {}, expected {} (NCCL_P2P_LEVEL's names; \"off\" is NCCL_P2P_DISABLE=1)",
-                                        brief(v), kP2pLevelNames.list(ListStyle::QuotedOr)));
-    topology.set_p2p_level(*level);
-  }
+  read_p2p_level(rd, doc, topology);
   return topology;
 }
 

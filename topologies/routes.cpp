@@ -58,30 +58,58 @@ const std::vector<LinkId>* PathTable::find(std::uint64_t key) const {
 
 void PathTable::add(std::uint64_t key, const std::vector<LinkId>& links) { paths_.emplace(key, links); }
 
-const Route& RouteCache::get(NodeId from, NodeId to) {
-  // Most callers ask for the same peer again and again (a ring's next rank): the last route asked
-  // from each node answers without hashing. Routes never move (unordered_map nodes are stable).
-  if (last_.empty()) last_.resize(topology_.nodes().size());
-  Last unused;
-  Last& last = from < last_.size() ? last_[from] : unused;  // an unknown node fails below, as before
-  if (last.route != nullptr && last.to == to) return *last.route;
-  const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | to;
-  if (auto it = routes_.find(key); it != routes_.end()) {
-    last = Last{to, &it->second};
-    return it->second;
+std::uint64_t ecmp_hash(NodeId from, NodeId to, std::uint16_t channel, NodeId at) noexcept {
+  // splitmix64's finalizer over each value in turn, from a fixed seed (the golden ratio's bits).
+  const auto mix = [](std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  };
+  std::uint64_t h = 0x9E3779B97F4A7C15ull;
+  for (const std::uint64_t v : {std::uint64_t{from}, std::uint64_t{to}, std::uint64_t{channel}, std::uint64_t{at}})
+    h = mix(h ^ (v + 0x9E3779B97F4A7C15ull));
+  return h;
+}
+
+std::optional<LinkId> RouteCache::link_between(NodeId a, NodeId b) {
+  if (link_index_.empty())
+    for (LinkId l = 0; l < topology_.links().size(); ++l)
+      link_index_.emplace((static_cast<std::uint64_t>(topology_.link(l).from) << 32) | topology_.link(l).to, l);
+  const auto it = link_index_.find((static_cast<std::uint64_t>(a) << 32) | b);
+  if (it == link_index_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<LinkId> RouteCache::ecmp_links(std::vector<LinkId> links, NodeId from, NodeId to, std::uint16_t channel,
+                                           bool* choice) {
+  std::vector<std::pair<LinkId, LinkId>> candidates;
+  for (std::size_t i = 0; i + 1 < links.size(); ++i) {
+    const Link& first = topology_.link(links[i]);
+    const Link& second = topology_.link(links[i + 1]);
+    if (topology_.node(first.to).type != NodeType::Switch) continue;
+    const NodeId x = first.from, z = second.to;
+    const std::int64_t latency = first.latency.count() + second.latency.count();
+    candidates.clear();
+    for (LinkId up : topology_.out_links(x)) {
+      const NodeId y = topology_.link(up).to;
+      if (topology_.node(y).type != NodeType::Switch) continue;
+      const auto down = link_between(y, z);
+      if (down && topology_.link(up).latency.count() + topology_.link(*down).latency.count() == latency)
+        candidates.emplace_back(up, *down);
+    }
+    if (candidates.size() < 2) continue;
+    *choice = true;
+    const auto& pick = candidates[ecmp_hash(from, to, channel, x) % candidates.size()];
+    links[i] = pick.first;
+    links[i + 1] = pick.second;
   }
-  Route r;
-  if (const std::vector<LinkId>* known = paths_ ? paths_->find(key) : nullptr) {
-    r.links = *known;
-  } else {
-    if (auto two = from != to ? unique_two_hop(from, to) : std::nullopt)
-      r.links = std::move(*two);
-    else
-      r.links = topology_.shortest_route(from, to);
-    r.links = by_transport(from, to, std::move(r.links));
-    if (paths_) paths_->add(key, r.links);
-  }
+  return links;
+}
+
+void RouteCache::complete(Route& r) const {
+  r.latency = Time{0};
   r.bottleneck = Bandwidth{std::numeric_limits<std::uint64_t>::max()};
+  r.resources.clear();
   for (LinkId id : r.links) {
     const Link& l = topology_.link(id);
     r.latency = checked_add(r.latency, l.latency);
@@ -90,9 +118,54 @@ const Route& RouteCache::get(NodeId from, NodeId to) {
   }
   std::sort(r.resources.begin(), r.resources.end());
   r.resources.erase(std::unique(r.resources.begin(), r.resources.end()), r.resources.end());
-  const Route& added = routes_.emplace(key, std::move(r)).first->second;
-  last = Last{to, &added};
-  return added;
+}
+
+const Route& RouteCache::get(NodeId from, NodeId to, std::uint16_t channel) {
+  // Most callers ask for the same peer again and again (a ring's next rank): the last route asked
+  // from each node answers without hashing. Routes never move (unordered_map nodes are stable).
+  if (last_.empty()) last_.resize(topology_.nodes().size());
+  Last unused;
+  Last& last = from < last_.size() ? last_[from] : unused;  // an unknown node fails below, as before
+  if (last.route != nullptr && last.to == to && (last.channel == channel || !last.route->multipath))
+    return *last.route;
+  const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | to;
+  auto it = routes_.find(key);
+  if (it == routes_.end()) {
+    Route r;
+    if (const std::vector<LinkId>* known = paths_ ? paths_->find(key) : nullptr) {
+      r.links = *known;
+    } else {
+      if (auto two = from != to ? unique_two_hop(from, to) : std::nullopt)
+        r.links = std::move(*two);
+      else
+        r.links = topology_.shortest_route(from, to);
+      r.links = by_transport(from, to, std::move(r.links));
+      if (paths_) paths_->add(key, r.links);
+    }
+    // Channel 0's ECMP choices are the route every caller without a channel sees; the shortest
+    // route is kept for the other channels' choices.
+    if (ecmp_) {
+      std::vector<LinkId> shortest = r.links;
+      r.links = ecmp_links(std::move(r.links), from, to, 0, &r.multipath);
+      if (r.multipath) shortest_.emplace(key, std::move(shortest));
+    }
+    complete(r);
+    it = routes_.emplace(key, std::move(r)).first;
+  }
+  const Route* route = &it->second;
+  if (route->multipath && channel != 0) {
+    const ChannelKey ck{key, channel};
+    auto cit = channel_routes_.find(ck);
+    if (cit == channel_routes_.end()) {
+      Route r;
+      r.links = ecmp_links(shortest_.at(key), from, to, channel, &r.multipath);
+      complete(r);
+      cit = channel_routes_.emplace(ck, std::move(r)).first;
+    }
+    route = &cit->second;
+  }
+  last = Last{to, channel, route};
+  return *route;
 }
 
 std::optional<HostCrossing> host_crossing(RouteCache& routes, std::span<const NodeId> ranks,

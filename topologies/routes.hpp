@@ -19,7 +19,15 @@ struct Route {
   /// The capacities (Link::resource) the path draws on, ascending and distinct: computed once here
   /// so a network model does not rebuild them per transfer.
   std::vector<std::uint32_t> resources;
+  /// Under ECMP: some switch on it has another next hop at equal cost, so other channels between
+  /// the same two nodes may take other links (RouteCache::get).
+  bool multipath = false;
 };
+
+/// The hash ECMP places a flow by: a fixed mix (splitmix64, Steele, Lea & Flood 2014) of the
+/// flow's source and destination nodes, its channel and the node choosing the next hop, so runs
+/// are byte-identical; the choice is hash mod the number of equal-cost next hops, in link order.
+[[nodiscard]] std::uint64_t ecmp_hash(NodeId from, NodeId to, std::uint16_t channel, NodeId at) noexcept;
 
 /// The links of the routes between node pairs of one topology, shared by the route caches of many
 /// runs on it and on its copies at other bandwidths (Topology::with_bandwidth_factors keeps nodes,
@@ -57,11 +65,18 @@ class RouteCache {
  public:
   /// Routes on `topology`; with `paths`, their links come from that table (and new ones go into it),
   /// which must belong to this topology or a copy of it with other bandwidths.
-  explicit RouteCache(const Topology& topology, PathTable* paths = nullptr) : topology_(topology), paths_(paths) {}
-  /// The route from `from` to `to` (from != to): the shortest, except between GPUs that NCCL joins
-  /// through host memory (SHM), where it passes the receiver's CPU. The reference stays valid for
-  /// the cache's life. Throws TopologyError when there is none.
-  const Route& get(NodeId from, NodeId to);
+  explicit RouteCache(const Topology& topology, PathTable* paths = nullptr)
+      : topology_(topology),
+        paths_(paths),
+        ecmp_(topology.routing() == Routing::Ecmp && topology.has_equal_cost_paths()) {}
+  /// The route from `from` to `to` (from != to) for `channel`: the shortest, except between GPUs
+  /// that NCCL joins through host memory (SHM), where it passes the receiver's CPU. Under ECMP
+  /// (Topology::routing) on a fabric with equal-cost paths, each hop X -> Y -> Z through a switch Y
+  /// takes the switch among those at equal cost (links X -> Y' -> Z, equal summed latency, in X's
+  /// link order) that ecmp_hash(from, to, channel, X) picks; under single routing, or where there is
+  /// no choice, every channel gets the shortest route. The reference stays valid for the cache's
+  /// life. Throws TopologyError when there is none.
+  const Route& get(NodeId from, NodeId to, std::uint16_t channel = 0);
 
  private:
   /// The links of the only two-hop path from `from` to `to` when there is no direct link and
@@ -74,11 +89,32 @@ class RouteCache {
   /// Throws TopologyError when SHM has no CPU to go through.
   std::vector<LinkId> by_transport(NodeId from, NodeId to, std::vector<LinkId> links);
 
+  /// `links` with ECMP's choices for `channel` made along it (see get()); sets `*choice` when some
+  /// hop had more than one equal-cost switch.
+  std::vector<LinkId> ecmp_links(std::vector<LinkId> links, NodeId from, NodeId to, std::uint16_t channel, bool* choice);
+  /// The directed link from `a` to `b`, if any (a map built on first use).
+  std::optional<LinkId> link_between(NodeId a, NodeId b);
+  /// Fills a route's totals from its links.
+  void complete(Route& r) const;
+
   const Topology& topology_;
   PathTable* paths_ = nullptr;
+  bool ecmp_ = false;  // ECMP routing on a fabric with equal-cost paths
   std::unordered_map<std::uint64_t, Route> routes_;
+  struct ChannelKey {
+    std::uint64_t pair;
+    std::uint16_t channel;
+    bool operator==(const ChannelKey&) const = default;
+  };
+  struct ChannelKeyHash {
+    std::size_t operator()(const ChannelKey& k) const noexcept { return std::hash<std::uint64_t>()(k.pair * 65537 + k.channel); }
+  };
+  std::unordered_map<ChannelKey, Route, ChannelKeyHash> channel_routes_;  // multipath routes, per channel
+  std::unordered_map<std::uint64_t, LinkId> link_index_;                  // (from << 32 | to) -> link
+  std::unordered_map<std::uint64_t, std::vector<LinkId>> shortest_;       // multipath pairs' shortest routes
   struct Last {
     NodeId to = 0;
+    std::uint16_t channel = 0;
     const Route* route = nullptr;
   };
   std::vector<Last> last_;  // by node: the route it was last asked for, sized on the first get

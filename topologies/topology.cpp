@@ -5,6 +5,7 @@
 #include <array>
 #include <limits>
 #include <set>
+#include <unordered_map>
 #include <utility>
 
 #include <boost/graph/adjacency_list.hpp>
@@ -114,6 +115,8 @@ Topology Topology::with_bandwidth_factors(const PerClass<double>& factor) const 
   Topology copy(name_, description_, nodes_, std::move(specs), name_);
   copy.params_ = params_;
   copy.p2p_level_ = p2p_level_;
+  copy.routing_ = routing_;
+  copy.equal_cost_paths_ = equal_cost_paths_;
   return copy;
 }
 
@@ -121,6 +124,44 @@ Topology Topology::copy() const {
   PerClass<double> unchanged;
   unchanged.fill(1.0);
   return with_bandwidth_factors(unchanged);
+}
+
+bool Topology::has_equal_cost_paths() const {
+  if (equal_cost_paths_) return *equal_cost_paths_;
+  // For each node X, the two-hop paths X -> Y -> Z through a switch Y, by (Z, summed latency): two of
+  // them to one Z at one latency are equal-cost alternatives.
+  bool found = false;
+  std::unordered_map<NodeId, std::vector<std::int64_t>> seen;  // Z -> latencies of the paths found
+  for (NodeId x = 0; x < nodes_.size() && !found; ++x) {
+    // Alternatives need two switches next to X: most nodes (a GPU on one switch, a NIC on one leaf)
+    // have one and are skipped in O(degree), so a million GPUs on one switch cost O(links).
+    std::size_t switches = 0;
+    for (LinkId l : out_links_[x]) switches += nodes_[links_[l].to].type == NodeType::Switch;
+    if (switches < 2) continue;
+    seen.clear();
+    for (LinkId first : out_links_[x]) {
+      const NodeId y = links_[first].to;
+      if (nodes_[y].type != NodeType::Switch) continue;
+      for (LinkId second : out_links_[y]) {
+        const NodeId z = links_[second].to;
+        if (z == x) continue;
+        const std::int64_t latency = links_[first].latency.count() + links_[second].latency.count();
+        auto& latencies = seen[z];
+        if (std::find(latencies.begin(), latencies.end(), latency) != latencies.end()) found = true;
+        latencies.push_back(latency);
+      }
+      if (found) break;
+    }
+  }
+  equal_cost_paths_ = found;
+  return found;
+}
+
+Topology Topology::renamed(std::string name, std::string description) const {
+  Topology t = copy();
+  t.name_ = std::move(name);
+  t.description_ = std::move(description);
+  return t;
 }
 
 Topology::~Topology() = default;

@@ -19,6 +19,7 @@
 #include "sim/units/units.hpp"
 #include "topologies/model_params.hpp"
 #include "topologies/p2p_level.hpp"
+#include "topologies/routing.hpp"
 
 namespace collsim::topo {
 
@@ -154,10 +155,21 @@ class Topology {
   [[nodiscard]] std::optional<P2pLevel> p2p_level() const noexcept { return p2p_level_; }
   void set_p2p_level(std::optional<P2pLevel> level) noexcept { p2p_level_ = level; }
 
+  /// How flows take equal-cost paths (the file's "routing", or --routing over it); default ECMP.
+  [[nodiscard]] Routing routing() const noexcept { return routing_; }
+  void set_routing(Routing routing) noexcept { routing_ = routing; }
+  /// True when some two nodes are joined by two switches or more at equal cost (X -> Y -> Z for
+  /// several switches Y, the links' latencies summing alike): a leaf/spine fabric. Found once, in
+  /// O(links) plus, for each node next to two switches or more, the two-hop paths from it. Under ECMP the channels between two GPUs may then
+  /// take different paths.
+  [[nodiscard]] bool has_equal_cost_paths() const;
+
   /// A copy whose links carry `factor(link)` times their bandwidth (at least 1 bit/s, at most the
   /// line rate: factors are efficiencies in (0, 1]), with the same nodes, link ids, latencies and
   /// routes: what a protocol's efficiency leaves of each link.
   [[nodiscard]] Topology with_bandwidth_factors(const PerClass<double>& factor) const;
+  /// A copy named `name` with `description` (a cluster file's own words over the generated ones).
+  [[nodiscard]] Topology renamed(std::string name, std::string description) const;
   /// An identical copy (a Topology is move-only, so that copies are explicit: a large one is
   /// rebuilt, graph and all).
   [[nodiscard]] Topology copy() const;
@@ -185,6 +197,8 @@ class Topology {
   std::unique_ptr<Graph> graph_;
   ModelParams params_;
   std::optional<P2pLevel> p2p_level_;
+  Routing routing_ = Routing::Ecmp;
+  mutable std::optional<bool> equal_cost_paths_;  // has_equal_cost_paths(), found on first use
 };
 
 }  // namespace collsim::topo

@@ -284,9 +284,10 @@ TEST_CASE("the schema lists every key the bundled files use, and the loader acce
       for (const auto& [key, value] : l.items()) CHECK(link_keys.contains(key));
   }
 
-  // One document that uses every property the schema lists.
+  // One document that uses every property the schema lists (but "cluster", the other form, below).
   json d = json::object();
-  for (const auto& key : top_keys) d[key] = "some-" + key;
+  for (const auto& key : top_keys)
+    if (key != "cluster") d[key] = "some-" + key;
   json a = json::object();
   json b = json::object();
   for (const auto& [key, prop] : node_schema.at("properties").items()) {
@@ -303,6 +304,7 @@ TEST_CASE("the schema lists every key the bundled files use, and the loader acce
   }
   a["p2p"] = b["p2p"] = false;
   d["p2p_level"] = "sys";
+  d["routing"] = "single";
   const json sw{{"id", "s"}, {"type", "switch"}, {"nvls", true}, {"sharp", true}};
   const json cpu{{"id", "c"}, {"type", "cpu"}, {"vendor", "amd"}};
   json link = json::object();
@@ -330,6 +332,11 @@ TEST_CASE("the schema lists every key the bundled files use, and the loader acce
     CHECK(collsim::topo::parse_link_type(v.get<std::string>()).has_value());
   }
   CHECK(t.p2p_level() == collsim::topo::P2pLevel::Sys);
+  CHECK(t.routing() == collsim::topo::Routing::Single);
+  for (const auto& v : schema.at("properties").at("routing").at("enum")) {
+    INFO("routing " << v);
+    CHECK(collsim::topo::kRoutingNames.parse(v.get<std::string>()).has_value());
+  }
   CHECK_FALSE(t.node(0).p2p);
   CHECK(t.node(3).vendor == collsim::topo::CpuVendor::Amd);
   for (const auto& v : schema.at("properties").at("p2p_level").at("enum")) {

@@ -1,0 +1,159 @@
+// Clusters (issue 18 item 1): K copies of a machine on fat-tree and rail-optimized leaf/spine
+// fabrics, from flags and from a topology file's "cluster" object. Expected counts and rates are
+// derived by hand from the spec (topologies/cluster.hpp).
+#include <fstream>
+#include <set>
+#include <string>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/cli_harness.hpp"
+#include "topologies/cluster.hpp"
+#include "topologies/load_json.hpp"
+
+using Catch::Matchers::Contains;
+using collsim::Bandwidth;
+using collsim::testing::check_bad_input;
+using collsim::testing::simulate_json;
+using collsim::topo::ClusterFabric;
+using collsim::topo::ClusterSpec;
+using collsim::topo::LinkType;
+using collsim::topo::NodeType;
+using collsim::topo::Topology;
+
+namespace {
+
+std::size_t count_links(const Topology& t, LinkType type) {
+  std::size_t n = 0;
+  for (const auto& l : t.links()) n += l.type == type;
+  return n / 2;  // each file link is two directed links
+}
+
+std::size_t count_nodes(const Topology& t, NodeType type) {
+  std::size_t n = 0;
+  for (const auto& node : t.nodes()) n += node.type == type;
+  return n;
+}
+
+// The node the link from `from` reaches among `to`-prefixed ids (the first), or "".
+std::string neighbour(const Topology& t, std::string_view from, std::string_view prefix) {
+  for (auto l : t.out_links(*t.find_node(from)))
+    if (t.node(t.link(l).to).id.starts_with(prefix)) return t.node(t.link(l).to).id;
+  return "";
+}
+
+constexpr std::uint64_t GBps(std::uint64_t g) { return g * 8'000'000'000ull; }
+
+}  // namespace
+
+TEST_CASE("a fat tree of 16 DGX H100 at 2:1: 4 leaves of 32 NICs, 16 spines, 50 GB/s per leaf-spine link",
+          "[cluster]") {
+  ClusterSpec spec;
+  spec.nodes = 16;
+  spec.oversubscription = 2.0;
+  const Topology t = collsim::topo::generate_cluster(collsim::topo::load_topology("dgx-h100"), spec);
+  // 16 hosts x 8 GPUs; one NIC added per GPU (dgx-h100 has none), 128 NICs fill 128 / 32 = 4 leaves;
+  // spines = 32 / 2 = 16; each leaf's 32 x 50 GB/s down over 2 x 16 up links: 50 GB/s each.
+  CHECK(t.gpus().size() == 128);
+  CHECK(count_nodes(t, NodeType::Nic) == 128);
+  CHECK(count_nodes(t, NodeType::Switch) == 16 /* NVSwitches */ + 4 + 16);
+  CHECK(count_links(t, LinkType::InfiniBand) == 128 + 4 * 16);
+  CHECK(count_links(t, LinkType::Pcie) == 128);
+  for (const auto& l : t.links())
+    if (t.node(l.from).id.starts_with("leaf") && t.node(l.to).id.starts_with("spine")) CHECK(l.bandwidth == Bandwidth{GBps(50)});
+  // Host order: host 3's NICs (12 x 8 .. ) share leaf 0 with hosts 0..3; host 4 starts leaf 1.
+  CHECK(neighbour(t, "n3-nic7", "leaf") == "leaf0");
+  CHECK(neighbour(t, "n4-nic0", "leaf") == "leaf1");
+  CHECK(t.node(*t.find_node("n5-gpu2")).host == "node5");
+  CHECK(t.params().link_efficiency[2] == Approx(0.94));  // the network class, set where dgx-h100 has none
+}
+
+TEST_CASE("a rail-optimized cluster puts NIC i of every host on rail i's leaves, and planes split the NICs",
+          "[cluster]") {
+  ClusterSpec spec;
+  spec.nodes = 6;
+  spec.fabric = ClusterFabric::Rail;
+  spec.leaf_nics = 4;
+  const Topology t = collsim::topo::generate_cluster(collsim::topo::load_topology("dgx-h100"), spec);
+  // 8 rails x ceil(6 / 4) = 2 leaves each; spines = 4 (one per uplink at 1:1).
+  CHECK(neighbour(t, "n0-nic3", "rail") == "rail3-leaf0");
+  CHECK(neighbour(t, "n3-nic3", "rail") == "rail3-leaf0");
+  CHECK(neighbour(t, "n4-nic3", "rail") == "rail3-leaf1");
+  CHECK(count_nodes(t, NodeType::Switch) == 6 + 8 * 2 + 4);
+  spec.planes = 2;
+  const Topology planes = collsim::topo::generate_cluster(collsim::topo::load_topology("dgx-h100"), spec);
+  CHECK(neighbour(planes, "n0-nic3", "plane1-") == "plane1-rail3-leaf0");
+  CHECK(neighbour(planes, "n0-nic2", "plane0-") == "plane0-rail2-leaf0");
+  CHECK(planes.find_node("plane1-spine3").has_value());
+}
+
+TEST_CASE("a machine's own NICs are used as they are", "[cluster]") {
+  const std::string machine = collsim::testing::temp_file("two-gpus-one-nic.json", R"({"nodes": [
+      {"id": "g0", "type": "gpu"}, {"id": "g1", "type": "gpu"}, {"id": "s", "type": "switch"}, {"id": "nic", "type": "nic"}],
+    "links": [{"from": "g0", "to": "s", "type": "nvswitch", "bandwidth": "100GB/s", "latency": "1ns"},
+              {"from": "g1", "to": "s", "type": "nvswitch", "bandwidth": "100GB/s", "latency": "1ns"},
+              {"from": "s", "to": "nic", "type": "pcie", "bandwidth": "30GB/s", "latency": "1ns"}]})");
+  ClusterSpec spec;
+  spec.nodes = 3;
+  const Topology t = collsim::topo::generate_cluster(collsim::topo::load_topology(machine), spec);
+  CHECK(count_nodes(t, NodeType::Nic) == 3);
+  CHECK(neighbour(t, "n2-nic", "leaf") == "leaf0");
+}
+
+TEST_CASE("a ring all-reduce across a 1:1 rail cluster of 4 DGX H100 is bound by each host's 8 NICs", "[cluster][cli]") {
+  // Every byte a ring moves between hosts leaves through the host's 8 NICs: busbw <= 8 x 50 GB/s x
+  // 0.94 (the network efficiency) = 376 GB/s; at 1 GiB the 62 steps' latencies take under 5 %.
+  const auto j = simulate_json({"--node", "dgx-h100", "--nodes", "4", "--fabric", "rail", "--size", "1G"});
+  CHECK(j["ranks"] == 32);
+  CHECK(j["busbw_GBps"].get<double>() <= 8 * 50 * 0.94);
+  CHECK(j["busbw_GBps"].get<double>() >= 0.95 * 8 * 50 * 0.94);
+}
+
+TEST_CASE("a topology file's cluster object is the flags' cluster, and every key the schema lists loads", "[cluster][schema]") {
+  const std::string file = collsim::testing::temp_file("pod.json", R"({"name": "pod", "p2p_level": "sys",
+    "cluster": {"node": "dgx-h100", "nodes": 16, "fabric": "fat-tree", "leaf_nics": 32, "spines": 16,
+                "oversubscription": "2:1", "planes": 1, "nic_bandwidth": "50GB/s", "nic_latency": "700ns",
+                "switch_latency": "700ns"}})");
+  const Topology from_file = collsim::topo::load_topology(file);
+  CHECK(from_file.name() == "pod");
+  CHECK(from_file.p2p_level() == collsim::topo::P2pLevel::Sys);
+  ClusterSpec spec;
+  spec.nodes = 16;
+  spec.oversubscription = 2.0;
+  const Topology from_spec = collsim::topo::generate_cluster(collsim::topo::load_topology("dgx-h100"), spec);
+  REQUIRE(from_file.links().size() == from_spec.links().size());
+  for (collsim::topo::LinkId l = 0; l < from_file.links().size(); ++l)
+    CHECK(from_file.link(l).bandwidth == from_spec.link(l).bandwidth);
+  // The schema's cluster properties are exactly the keys the loader takes.
+  std::ifstream in(std::string(COLLSIM_SOURCE_DIR) + "/topologies/topology.schema.json");
+  const auto schema = nlohmann::json::parse(in);
+  std::set<std::string> keys;
+  for (const auto& [k, v] : schema.at("properties").at("cluster").at("properties").items()) keys.insert(k);
+  CHECK(keys == std::set<std::string>{"node", "nodes", "fabric", "leaf_nics", "spines", "oversubscription", "planes",
+                                      "nic_bandwidth", "nic_latency", "switch_latency"});
+  const auto doc = [](const std::string& body) { return collsim::topo::parse_topology_json(body, "c.json", "c"); };
+  CHECK_THROWS_WITH(doc(R"({"cluster": {"node": "dgx-h100", "nodes": 2}})"), Contains("/cluster") && Contains("fabric"));
+  CHECK_THROWS_WITH(doc(R"({"cluster": {"node": "dgx-h100", "nodes": 2, "fabric": "torus"}})"),
+                    Contains("/cluster/fabric") && Contains("\"torus\""));
+  CHECK_THROWS_WITH(doc(R"({"cluster": {"node": "dgx-h100", "nodes": 2, "fabric": "rail", "oversubscription": "1:2"}})"),
+                    Contains("/cluster/oversubscription"));
+  CHECK_THROWS_WITH(doc(R"({"cluster": {"node": "nowhere", "nodes": 2, "fabric": "rail"}})"),
+                    Contains("/cluster/node") && Contains("nowhere"));
+  CHECK_THROWS_WITH(doc(R"({"cluster": {"node": "dgx-h100", "nodes": 2, "fabric": "rail"}, "nodes": []})"),
+                    Contains("unknown key \"nodes\""));
+}
+
+TEST_CASE("cluster flags out of range or out of place are one-line errors", "[cluster][cli]") {
+  check_bad_input({"topo", "--node", "dgx-h100", "--nodes", "2", "--fabric", "rail", "--planes", "9"},
+                  "--planes: found 9, expected 1 to 8");
+  check_bad_input({"topo", "--node", "dgx-h100-2node-ib400", "--nodes", "2", "--fabric", "rail"}, "--node:");
+  check_bad_input({"topo", "--node", "dgx-h100", "--nodes", "2"}, "--fabric: missing");
+  check_bad_input({"topo", "--node", "dgx-h100", "--fabric", "rail"}, "--nodes: missing");
+  check_bad_input({"topo", "--node", "dgx-h100", "--nodes", "2", "--fabric", "switch"}, "--fabric: found \"switch\"");
+  check_bad_input({"topo", "--node", "dgx-h100", "--nodes", "2", "--fabric", "rail", "--gpus", "16"}, "--gpus: not with --node");
+  check_bad_input({"topo", "--gpus", "8", "--fabric", "switch", "--leaf-nics", "4"}, "--leaf-nics: only a cluster");
+  check_bad_input({"topo", "--node", "dgx-h100", "--nodes", "2", "--fabric", "rail", "--oversubscription", "1:4"},
+                  "--oversubscription: found \"1:4\"");
+  check_bad_input({"topo", "dgx-h100", "--node", "dgx-h100", "--nodes", "2", "--fabric", "rail"}, "--node:");
+}

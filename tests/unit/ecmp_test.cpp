@@ -1,0 +1,100 @@
+// ECMP routing (issue 18 item 2): flows hashed onto equal-cost spines, deterministic, collisions as
+// real switches have them; single routing keeps every flow on one path.
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "tests/cli/cli_harness.hpp"
+#include "topologies/bundled.hpp"
+#include "topologies/load_json.hpp"
+#include "topologies/routes.hpp"
+
+using Catch::Matchers::Contains;
+using collsim::testing::check_bad_input;
+using collsim::testing::simulate_json;
+using collsim::topo::NodeId;
+using collsim::topo::Topology;
+
+namespace {
+
+// Two leaves of two GPUs each (g0, g2 on leafA; g1, g3 on leafB: the ranks 0..3 alternate leaves)
+// and two spines; every link 10 GB/s and 1 us.
+constexpr const char* kLeafSpine = R"({"nodes": [{"id": "g0", "type": "gpu"}, {"id": "g1", "type": "gpu"},
+  {"id": "g2", "type": "gpu"}, {"id": "g3", "type": "gpu"}, {"id": "leafA", "type": "switch"},
+  {"id": "leafB", "type": "switch"}, {"id": "s0", "type": "switch"}, {"id": "s1", "type": "switch"}],
+ "links": [{"from": "g0", "to": "leafA", "type": "infiniband", "bandwidth": "10GB/s", "latency": "1us"},
+  {"from": "g2", "to": "leafA", "type": "infiniband", "bandwidth": "10GB/s", "latency": "1us"},
+  {"from": "g1", "to": "leafB", "type": "infiniband", "bandwidth": "10GB/s", "latency": "1us"},
+  {"from": "g3", "to": "leafB", "type": "infiniband", "bandwidth": "10GB/s", "latency": "1us"},
+  {"from": "leafA", "to": "s0", "type": "infiniband", "bandwidth": "10GB/s", "latency": "1us"},
+  {"from": "leafA", "to": "s1", "type": "infiniband", "bandwidth": "10GB/s", "latency": "1us"},
+  {"from": "leafB", "to": "s0", "type": "infiniband", "bandwidth": "10GB/s", "latency": "1us"},
+  {"from": "leafB", "to": "s1", "type": "infiniband", "bandwidth": "10GB/s", "latency": "1us"}]})";
+
+// The spine ECMP picks at `leaf` for a flow: leafA's and leafB's switch links in link order are s0,
+// s1, so hash mod 2 indexes them.
+std::string spine(NodeId from, NodeId to, std::uint16_t channel, NodeId leaf) {
+  return collsim::topo::ecmp_hash(from, to, channel, leaf) % 2 == 0 ? "s0" : "s1";
+}
+
+}  // namespace
+
+TEST_CASE("ECMP: two flows hashed onto one spine collide and take twice as long, as the hash says", "[ecmp]") {
+  const Topology t = collsim::topo::parse_topology_json(kLeafSpine, "ls.json", "ls");
+  REQUIRE(t.has_equal_cost_paths());
+  // sendrecv on 4 ranks: rank r sends S to rank r+1, so g0 -> g1 and g2 -> g3 leave leafA (node 4) for
+  // leafB, g1 -> g2 and g3 -> g0 the other way. By the hash, both flows out of leafA pick the same
+  // spine (a collision), and both out of leafB too:
+  const NodeId g0 = 0, g1 = 1, g2 = 2, g3 = 3, leaf_a = 4, leaf_b = 5;
+  REQUIRE(spine(g0, g1, 0, leaf_a) == spine(g2, g3, 0, leaf_a));
+  REQUIRE(spine(g1, g2, 0, leaf_b) == spine(g3, g0, 0, leaf_b));
+  collsim::topo::RouteCache routes(t);
+  CHECK(t.node(t.link(routes.get(g0, g1).links[1]).to).id == spine(g0, g1, 0, leaf_a));
+  // So each leaf's uplink to that spine carries two flows at 5 GB/s: t = 2 · S / 10 GB/s + 4 links x
+  // 1 us = 2 x 107,374,182.4 us ... = 214,748,364,800 ps + 4,000,000 ps.
+  const std::string file = collsim::testing::temp_file("leaf-spine.json", kLeafSpine);
+  const auto j = simulate_json({file, "--collective", "sendrecv", "--size", "1G"});
+  CHECK(j["time_ps"] == 214'748'364'800 + 4'000'000);
+  // Channel 1 of the same pair hashes anew (its own route, stable across calls).
+  const auto& one = routes.get(g0, g1, 1);
+  CHECK(t.node(t.link(one.links[1]).to).id == spine(g0, g1, 1, leaf_a));
+  CHECK(&routes.get(g0, g1, 1) == &one);
+}
+
+TEST_CASE("ECMP lies between the non-blocking time and single-path routing on a 2:1 fat tree", "[ecmp][cluster]") {
+  // 16 DGX H100 on a 2:1 fat tree (4 leaves of 32 NICs, 16 spines). Non-blocking, every byte a ring
+  // moves between hosts leaves through a host's 8 NICs at 50 GB/s x 0.94: 1 GiB all-reduce on 128
+  // ranks takes at least (127/64) x 2^30 B / 376 GB/s = 5.667 ms. Single routing sends every flow
+  // from one leaf to another over one spine; ECMP spreads the 24 channels' flows of 8 NICs over 16.
+  const std::vector<std::string> cluster{"--node", "dgx-h100", "--nodes", "16", "--fabric", "fat-tree",
+                                         "--oversubscription", "2:1", "--size", "1G"};
+  auto with = [&](const char* routing) {
+    auto args = cluster;
+    args.insert(args.end(), {"--routing", routing});
+    return simulate_json(args)["time_us"].get<double>();
+  };
+  const double ideal_us = 127.0 / 64 * 1073741824.0 / (376e9 / 1e6);
+  const double ecmp = with("ecmp"), single = with("single");
+  CHECK(ecmp >= ideal_us);
+  CHECK(ecmp < single);
+  // Single: a leaf crossing carries the 8 NICs' 24 channels on one 50 GB/s link (x 0.94), 1/8 of the
+  // NICs' rate, so at least 8 times the ideal's time at the crossing.
+  CHECK(single >= 8 * ideal_us * 0.95);
+}
+
+TEST_CASE("bundled machines have no equal-cost paths, so ECMP and single routing agree there", "[ecmp]") {
+  for (const auto& b : collsim::topo::bundled_topologies()) {
+    INFO(b.name);
+    CHECK_FALSE(collsim::topo::load_topology(b.name).has_equal_cost_paths());
+  }
+  const auto ecmp = simulate_json({"dgx-h100-2node-ib400", "--size", "64M"});
+  const auto single = simulate_json({"dgx-h100-2node-ib400", "--size", "64M", "--routing", "single"});
+  CHECK(ecmp["time_ps"] == single["time_ps"]);
+}
+
+TEST_CASE("a routing that is neither ecmp nor single is refused in one line", "[ecmp][cli]") {
+  check_bad_input({"simulate", "--size", "1M", "--routing", "random"}, "--routing: found \"random\", expected ecmp or single");
+  CHECK_THROWS_WITH(collsim::topo::parse_topology_json(
+                        R"({"routing": "spray", "nodes": [{"id": "a", "type": "gpu"}], "links": []})", "r.json", "r"),
+                    Contains("/routing") && Contains("\"spray\""));
+}

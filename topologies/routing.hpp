@@ -1,0 +1,20 @@
+// How switches place a flow on one of the equal-cost paths between two nodes.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/units/enum_names.hpp"
+
+namespace collsim::topo {
+
+/// ecmp: each flow takes one of the equal-cost next hops, picked by a deterministic hash of
+/// (source, destination, channel, switch), as switches' ECMP hashes a flow's header (RFC 2992's
+/// hash-threshold: flows spread, and two flows may collide on one link); single: every flow between
+/// two nodes takes the same shortest path (ties broken by link order in the file), as a static
+/// route does.
+enum class Routing : std::uint8_t { Ecmp, Single };
+
+inline constexpr auto kRoutingNames =
+    make_enum_names<Routing>({{Routing::Ecmp, "ecmp"}, {Routing::Single, "single"}}, NameMatch::IgnoreCase);
+
+}  // namespace collsim::topo

@@ -1,6 +1,7 @@
 #include "sim/engine.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <unordered_map>
@@ -146,7 +147,13 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
     const Bytes moved = op.bytes * n;
     result.ranks[op.src].sent += moved;
     result.ranks[op.dst].received += moved;
-    for (topo::LinkId l : route.links) result.links[l].bytes += moved;
+    if (route.link_share.empty()) {
+      for (topo::LinkId l : route.links) result.links[l].bytes += moved;
+    } else {  // sprayed: each parallel path carries its share
+      for (std::size_t i = 0; i < route.links.size(); ++i)
+        result.links[route.links[i]].bytes +=
+            static_cast<Bytes>(std::llround(static_cast<double>(moved) * route.link_share[i]));
+    }
     network.start(now, t, route, op.bytes, op.channel, n, events);
   };
 

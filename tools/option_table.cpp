@@ -26,8 +26,8 @@ constexpr std::array<std::pair<Field, std::string_view>, 31> kHelp{{
                           "200 Gb/s HDR InfiniBand port; GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s)"},
     {Field::NetLatency, "With --nodes: latency of each host's network link, default 2us"},
     {Field::Routing, "How flows take equal-cost paths (leaf/spine fabrics): ecmp (default: each flow hashed by source, "
-                     "destination and channel onto one spine, as switches do; flows may collide) or single (every flow "
-                     "between two nodes on the same path)"},
+                     "destination and channel onto one spine, as switches do; flows may collide), single (every flow "
+                     "between two nodes on the same path) or spray (each flow split evenly over every equal-cost path)"},
     {Field::Node, "A cluster of this machine (bundled name or file): --nodes K copies joined by --fabric fat-tree "
                   "(a host's NICs share a leaf) or rail (NIC i of every host on rail i's leaves), leaves linked to "
                   "every spine; NICs at --net-bandwidth (default 50GB/s, 400 Gb/s NDR) and --net-latency (700ns)"},

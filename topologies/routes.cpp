@@ -1,6 +1,7 @@
 #include "topologies/routes.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 
@@ -80,6 +81,20 @@ std::optional<LinkId> RouteCache::link_between(NodeId a, NodeId b) {
   return it->second;
 }
 
+void RouteCache::equal_cost_switches(const Link& first, const Link& second,
+                                     std::vector<std::pair<LinkId, LinkId>>& candidates) {
+  const NodeId x = first.from, z = second.to;
+  const std::int64_t latency = first.latency.count() + second.latency.count();
+  candidates.clear();
+  for (LinkId up : topology_.out_links(x)) {
+    const NodeId y = topology_.link(up).to;
+    if (topology_.node(y).type != NodeType::Switch) continue;
+    const auto down = link_between(y, z);
+    if (down && topology_.link(up).latency.count() + topology_.link(*down).latency.count() == latency)
+      candidates.emplace_back(up, *down);
+  }
+}
+
 std::vector<LinkId> RouteCache::ecmp_links(std::vector<LinkId> links, NodeId from, NodeId to, std::uint16_t channel,
                                            bool* choice) {
   std::vector<std::pair<LinkId, LinkId>> candidates;
@@ -87,16 +102,8 @@ std::vector<LinkId> RouteCache::ecmp_links(std::vector<LinkId> links, NodeId fro
     const Link& first = topology_.link(links[i]);
     const Link& second = topology_.link(links[i + 1]);
     if (topology_.node(first.to).type != NodeType::Switch) continue;
-    const NodeId x = first.from, z = second.to;
-    const std::int64_t latency = first.latency.count() + second.latency.count();
-    candidates.clear();
-    for (LinkId up : topology_.out_links(x)) {
-      const NodeId y = topology_.link(up).to;
-      if (topology_.node(y).type != NodeType::Switch) continue;
-      const auto down = link_between(y, z);
-      if (down && topology_.link(up).latency.count() + topology_.link(*down).latency.count() == latency)
-        candidates.emplace_back(up, *down);
-    }
+    const NodeId x = first.from;
+    equal_cost_switches(first, second, candidates);
     if (candidates.size() < 2) continue;
     *choice = true;
     const auto& pick = candidates[ecmp_hash(from, to, channel, x) % candidates.size()];
@@ -110,14 +117,66 @@ void RouteCache::complete(Route& r) const {
   r.latency = Time{0};
   r.bottleneck = Bandwidth{std::numeric_limits<std::uint64_t>::max()};
   r.resources.clear();
-  for (LinkId id : r.links) {
-    const Link& l = topology_.link(id);
-    r.latency = checked_add(r.latency, l.latency);
-    r.bottleneck = std::min(r.bottleneck, l.bandwidth);
-    r.resources.push_back(l.resource);
+  r.resource_share.clear();
+  if (r.link_share.empty()) {
+    for (LinkId id : r.links) {
+      const Link& l = topology_.link(id);
+      r.latency = checked_add(r.latency, l.latency);
+      r.bottleneck = std::min(r.bottleneck, l.bandwidth);
+      r.resources.push_back(l.resource);
+    }
+    std::sort(r.resources.begin(), r.resources.end());
+    r.resources.erase(std::unique(r.resources.begin(), r.resources.end()), r.resources.end());
+    return;
   }
-  std::sort(r.resources.begin(), r.resources.end());
-  r.resources.erase(std::unique(r.resources.begin(), r.resources.end()), r.resources.end());
+  // Sprayed: one path's latency (the parallel paths' latencies are equal, so their shares sum to
+  // it), the rate the flow reaches alone, and each resource's summed share.
+  double latency_ps = 0, alone = std::numeric_limits<double>::max();
+  std::map<std::uint32_t, double> share;
+  for (std::size_t i = 0; i < r.links.size(); ++i) {
+    const Link& l = topology_.link(r.links[i]);
+    latency_ps += static_cast<double>(l.latency.count()) * r.link_share[i];
+    share[l.resource] += r.link_share[i];
+  }
+  for (const auto& [resource, s] : share) {
+    r.resources.push_back(resource);
+    r.resource_share.push_back(std::min(s, 1.0));
+    alone = std::min(alone, static_cast<double>(topology_.link(resource).bandwidth.bits_per_s) / std::min(s, 1.0));
+  }
+  r.latency = Time{static_cast<std::int64_t>(std::llround(latency_ps))};
+  r.bottleneck = Bandwidth{static_cast<std::uint64_t>(std::min(alone, 1.8e19))};
+}
+
+std::optional<Route> RouteCache::spray(const std::vector<LinkId>& links, NodeId from, NodeId to) {
+  std::vector<std::pair<LinkId, LinkId>> candidates;
+  for (std::size_t i = 0; i + 1 < links.size(); ++i) {
+    const Link& first = topology_.link(links[i]);
+    const Link& second = topology_.link(links[i + 1]);
+    if (topology_.node(first.to).type != NodeType::Switch) continue;
+    equal_cost_switches(first, second, candidates);
+    if (candidates.size() < 2) continue;
+    Route r;
+    for (std::size_t j = 0; j < i; ++j) {
+      r.links.push_back(links[j]);
+      r.link_share.push_back(1.0);
+    }
+    const double k = 1.0 / static_cast<double>(candidates.size());
+    for (const auto& [up, down] : candidates) {
+      r.links.insert(r.links.end(), {up, down});
+      r.link_share.insert(r.link_share.end(), {k, k});
+    }
+    // Later hops with a choice (a third tier) are hashed as ECMP's, from the spine on.
+    bool later = false;
+    const std::vector<LinkId> rest =
+        ecmp_links(std::vector<LinkId>(links.begin() + static_cast<std::ptrdiff_t>(i + 2), links.end()), from, to, 0, &later);
+    for (LinkId l : rest) {
+      r.links.push_back(l);
+      r.link_share.push_back(1.0);
+    }
+    complete(r);
+    return r;
+  }
+  return std::nullopt;
 }
 
 const Route& RouteCache::get(NodeId from, NodeId to, std::uint16_t channel) {
@@ -143,8 +202,10 @@ const Route& RouteCache::get(NodeId from, NodeId to, std::uint16_t channel) {
       if (paths_) paths_->add(key, r.links);
     }
     // Channel 0's ECMP choices are the route every caller without a channel sees; the shortest
-    // route is kept for the other channels' choices.
-    if (ecmp_) {
+    // route is kept for the other channels' choices. A sprayed route is every channel's.
+    if (spray_) {
+      if (auto sprayed = spray(r.links, from, to)) r = std::move(*sprayed);
+    } else if (ecmp_) {
       std::vector<LinkId> shortest = r.links;
       r.links = ecmp_links(std::move(r.links), from, to, 0, &r.multipath);
       if (r.multipath) shortest_.emplace(key, std::move(shortest));
@@ -173,9 +234,15 @@ std::optional<HostCrossing> host_crossing(RouteCache& routes, std::span<const No
   HostCrossing c;
   while (c.local < hosts.size() && hosts[c.local] == hosts[0]) ++c.local;
   if (c.local == 0 || c.local >= hosts.size() || 2 * c.local > ranks.size()) return std::nullopt;
-  std::map<LinkId, std::uint32_t> users;
-  for (std::size_t l = 0; l < c.local; ++l)
-    for (LinkId id : routes.get(ranks[l], ranks[c.local + l]).links) c.sharing = std::max(c.sharing, ++users[id]);
+  // Routes sprayed over parallel paths count their share of each (Route::link_share).
+  std::map<LinkId, double> users;
+  for (std::size_t l = 0; l < c.local; ++l) {
+    const Route& route = routes.get(ranks[l], ranks[c.local + l]);
+    for (std::size_t i = 0; i < route.links.size(); ++i) {
+      const double used = users[route.links[i]] += route.link_share.empty() ? 1.0 : route.link_share[i];
+      c.sharing = std::max(c.sharing, static_cast<std::uint32_t>(std::ceil(used - 1e-9)));
+    }
+  }
   return c;
 }
 

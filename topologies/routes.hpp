@@ -22,6 +22,12 @@ struct Route {
   /// Under ECMP: some switch on it has another next hop at equal cost, so other channels between
   /// the same two nodes may take other links (RouteCache::get).
   bool multipath = false;
+  /// A sprayed route (Routing::Spray): the share of the flow each link carries, parallel to `links`
+  /// (1 on the links every path shares, 1/k on each of k parallel paths' own); empty: all 1. The
+  /// same per resource, parallel to `resources`. `bottleneck` is then the rate the flow reaches
+  /// alone, min over its links of bandwidth / share, and `latency` one path's.
+  std::vector<double> link_share;
+  std::vector<double> resource_share;
 };
 
 /// The hash ECMP places a flow by: a fixed mix (splitmix64, Steele, Lea & Flood 2014) of the
@@ -68,7 +74,8 @@ class RouteCache {
   explicit RouteCache(const Topology& topology, PathTable* paths = nullptr)
       : topology_(topology),
         paths_(paths),
-        ecmp_(topology.routing() == Routing::Ecmp && topology.has_equal_cost_paths()) {}
+        ecmp_(topology.routing() == Routing::Ecmp && topology.has_equal_cost_paths()),
+        spray_(topology.routing() == Routing::Spray && topology.has_equal_cost_paths()) {}
   /// The route from `from` to `to` (from != to) for `channel`: the shortest, except between GPUs
   /// that NCCL joins through host memory (SHM), where it passes the receiver's CPU. Under ECMP
   /// (Topology::routing) on a fabric with equal-cost paths, each hop X -> Y -> Z through a switch Y
@@ -92,14 +99,21 @@ class RouteCache {
   /// `links` with ECMP's choices for `channel` made along it (see get()); sets `*choice` when some
   /// hop had more than one equal-cost switch.
   std::vector<LinkId> ecmp_links(std::vector<LinkId> links, NodeId from, NodeId to, std::uint16_t channel, bool* choice);
+  /// The hops X -> Y' -> Z through a switch Y' at the latency of first (X -> Y) and second (Y -> Z),
+  /// in X's link order, into `candidates` (cleared first).
+  void equal_cost_switches(const Link& first, const Link& second, std::vector<std::pair<LinkId, LinkId>>& candidates);
   /// The directed link from `a` to `b`, if any (a map built on first use).
   std::optional<LinkId> link_between(NodeId a, NodeId b);
-  /// Fills a route's totals from its links.
+  /// Fills a route's totals from its links (and link_share, where set).
   void complete(Route& r) const;
+  /// `links` with the first hop that has equal-cost switches split over all of them (Spray), the
+  /// later choices hashed as ECMP's; nullopt when no hop has a choice.
+  std::optional<Route> spray(const std::vector<LinkId>& links, NodeId from, NodeId to);
 
   const Topology& topology_;
   PathTable* paths_ = nullptr;
-  bool ecmp_ = false;  // ECMP routing on a fabric with equal-cost paths
+  bool ecmp_ = false;   // ECMP routing on a fabric with equal-cost paths
+  bool spray_ = false;  // spray routing on such a fabric
   std::unordered_map<std::uint64_t, Route> routes_;
   struct ChannelKey {
     std::uint64_t pair;

@@ -11,10 +11,11 @@ namespace collsim::topo {
 /// (source, destination, channel, switch), as switches' ECMP hashes a flow's header (RFC 2992's
 /// hash-threshold: flows spread, and two flows may collide on one link); single: every flow between
 /// two nodes takes the same shortest path (ties broken by link order in the file), as a static
-/// route does.
-enum class Routing : std::uint8_t { Ecmp, Single };
+/// route does; spray: each flow is split evenly over every equal-cost next hop (packet spraying, the
+/// ideal of adaptive routing), so it uses 1/k of each of k parallel paths.
+enum class Routing : std::uint8_t { Ecmp, Single, Spray };
 
-inline constexpr auto kRoutingNames =
-    make_enum_names<Routing>({{Routing::Ecmp, "ecmp"}, {Routing::Single, "single"}}, NameMatch::IgnoreCase);
+inline constexpr auto kRoutingNames = make_enum_names<Routing>(
+    {{Routing::Ecmp, "ecmp"}, {Routing::Single, "single"}, {Routing::Spray, "spray"}}, NameMatch::IgnoreCase);
 
 }  // namespace collsim::topo

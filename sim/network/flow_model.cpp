@@ -258,7 +258,8 @@ void FlowModel::solve(Time now) {
     for (std::uint32_t g : classes) {
       flow_resources_.clear();
       for (auto r : groups_[g].route->resources) flow_resources_.push_back(solver_index_[r]);
-      solver_.add_flow_over(flow_resources_, groups_[g].size);
+      // A sprayed route uses 1/k of each parallel path's links (Route::resource_share).
+      solver_.add_flow_over(flow_resources_, groups_[g].size, groups_[g].route->resource_share);
     }
     solver_.solve_into(rates_);
     for (std::size_t i = 0; i < classes.size(); ++i) take_rate(classes[i], rates_[i]);

@@ -12,10 +12,19 @@ std::uint32_t MaxMinSolver::add_resource(double capacity) {
   return static_cast<std::uint32_t>(capacity_.size() - 1);
 }
 
-std::uint32_t MaxMinSolver::add_flow_over(std::span<const std::uint32_t> resources, std::uint32_t count) {
+std::uint32_t MaxMinSolver::add_flow_over(std::span<const std::uint32_t> resources, std::uint32_t count,
+                                          std::span<const double> weights) {
   for (auto r : resources)
     if (r >= capacity_.size()) throw std::invalid_argument("MaxMinSolver: flow crosses an unknown resource");
+  if (!weights.empty() && weights.size() != resources.size())
+    throw std::invalid_argument("MaxMinSolver: one weight per resource expected");
+  for (double w : weights)
+    if (!(w > 0.0 && w <= 1.0)) throw std::invalid_argument("MaxMinSolver: a weight must be in (0, 1]");
   flow_resources_.insert(flow_resources_.end(), resources.begin(), resources.end());
+  for (std::size_t i = 0; i < resources.size(); ++i) {
+    const double w = weights.empty() ? 1.0 : weights[i];
+    flow_weights_.push_back(w);
+  }
   flow_offsets_.push_back(static_cast<std::uint32_t>(flow_resources_.size()));
   flow_count_.push_back(count);
   return static_cast<std::uint32_t>(flow_offsets_.size() - 2);
@@ -26,6 +35,7 @@ void MaxMinSolver::clear() noexcept {
   flow_offsets_.resize(1);
   flow_resources_.clear();
   flow_count_.clear();
+  flow_weights_.clear();
 }
 
 std::vector<double> MaxMinSolver::solve() const {
@@ -45,24 +55,40 @@ void MaxMinSolver::solve_with(std::vector<double>& rate, Scratch& s) const {
   s.left.assign(capacity_.begin(), capacity_.end());
   s.unfrozen.assign(nres, 0);
   s.fixed_now.assign(nres, 0);
+  s.unfrozen_weight.assign(nres, 0.0);
+  s.unfrozen_weighted.assign(nres, 0);
+  s.fixed_weight.assign(nres, 0.0);
+  const auto weight = [&](std::size_t f, std::size_t i) { return flow_weights_[flow_offsets_[f] + i]; };
   s.share.resize(nres);
   s.bottleneck.resize(nres);
   s.active.clear();
   for (std::size_t f = 0; f < nflows; ++f) {
     if (flow(f).empty() || flow_count_[f] == 0) continue;
     s.active.push_back(static_cast<std::uint32_t>(f));
-    for (auto r : flow(f)) s.unfrozen[r] += flow_count_[f];
+    const auto rs = flow(f);
+    for (std::size_t i = 0; i < rs.size(); ++i) {
+      const double w = weight(f, i);
+      if (w == 1.0) {
+        s.unfrozen[rs[i]] += flow_count_[f];
+      } else {
+        s.unfrozen_weight[rs[i]] += w * flow_count_[f];
+        s.unfrozen_weighted[rs[i]] += flow_count_[f];
+      }
+    }
   }
+  // A resource with unfrozen flows, and their summed weights (weight-1 flows counted exactly).
+  const auto open = [&](std::size_t r) { return s.unfrozen[r] > 0 || s.unfrozen_weighted[r] > 0; };
+  const auto load = [&](std::size_t r) { return static_cast<double>(s.unfrozen[r]) + s.unfrozen_weight[r]; };
   while (!s.active.empty()) {
     // The bottleneck: the smallest fair share among resources that still have unfrozen flows.
     double share = inf;
     for (std::size_t r = 0; r < nres; ++r)
-      if (s.unfrozen[r] > 0) {
-        s.share[r] = s.left[r] / static_cast<double>(s.unfrozen[r]);
+      if (open(r)) {
+        s.share[r] = s.left[r] / load(r);
         share = std::min(share, s.share[r]);
       }
     // Fix every unfrozen flow that crosses a resource at that share (ties fixed together).
-    for (std::size_t r = 0; r < nres; ++r) s.bottleneck[r] = s.unfrozen[r] > 0 && s.share[r] <= share;
+    for (std::size_t r = 0; r < nres; ++r) s.bottleneck[r] = open(r) && s.share[r] <= share;
     std::size_t kept = 0;
     for (const std::uint32_t f : s.active) {
       bool hit = false;
@@ -72,9 +98,17 @@ void MaxMinSolver::solve_with(std::vector<double>& rate, Scratch& s) const {
         continue;
       }
       rate[f] = share;
-      for (auto r : flow(f)) {
-        s.unfrozen[r] -= flow_count_[f];
-        s.fixed_now[r] += flow_count_[f];
+      const auto rs = flow(f);
+      for (std::size_t i = 0; i < rs.size(); ++i) {
+        const double w = weight(f, i);
+        if (w == 1.0) {
+          s.unfrozen[rs[i]] -= flow_count_[f];
+          s.fixed_now[rs[i]] += flow_count_[f];
+        } else {
+          s.unfrozen_weighted[rs[i]] -= flow_count_[f];
+          s.unfrozen_weight[rs[i]] = s.unfrozen_weighted[rs[i]] == 0 ? 0.0 : s.unfrozen_weight[rs[i]] - w * flow_count_[f];
+          s.fixed_weight[rs[i]] += w * flow_count_[f];
+        }
       }
     }
     s.active.resize(kept);
@@ -83,13 +117,15 @@ void MaxMinSolver::solve_with(std::vector<double>& rate, Scratch& s) const {
     // separate flows give, in any order (every subtraction of a round is of the same share). A
     // resource left with no unfrozen flow is never read again and is skipped.
     for (std::size_t r = 0; r < nres; ++r) {
-      if (s.fixed_now[r] == 0) continue;
-      if (s.unfrozen[r] > 0) {
+      if (s.fixed_now[r] == 0 && s.fixed_weight[r] == 0.0) continue;
+      if (open(r)) {
         double left = s.left[r];
         for (std::uint64_t k = 0; k < s.fixed_now[r]; ++k) left -= share;
+        if (s.fixed_weight[r] != 0.0) left = std::max(0.0, left - s.fixed_weight[r] * share);
         s.left[r] = left;
       }
       s.fixed_now[r] = 0;
+      s.fixed_weight[r] = 0.0;
     }
   }
 }

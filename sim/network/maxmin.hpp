@@ -32,7 +32,12 @@ class MaxMinSolver {
   /// The same without taking a vector (no allocation once the solver is warm); with `count` > 1,
   /// a class of `count` flows crossing the same resources, which all get the one rate returned at
   /// its index (count 0: a class with no flow, ignored, rate infinity).
-  std::uint32_t add_flow_over(std::span<const std::uint32_t> resources, std::uint32_t count = 1);
+  /// With `weights` (one per resource, each in (0, 1]; empty: all 1), the flow uses weights[i] of
+  /// its rate on resources[i]: a flow split evenly over k paths (sprayed) uses 1/k of each path's
+  /// own links. Weighted max-min: a resource's fair share is what is left divided by the summed
+  /// weights of its unfrozen flows. Flows of weight 1 are computed exactly as without weights.
+  std::uint32_t add_flow_over(std::span<const std::uint32_t> resources, std::uint32_t count = 1,
+                              std::span<const double> weights = {});
   /// The max-min fair rate of every flow (or class), by flow index.
   [[nodiscard]] std::vector<double> solve() const;
   /// The same into `rate` (resized to the flow count), reusing the solver's scratch buffers.
@@ -46,8 +51,11 @@ class MaxMinSolver {
   }
   struct Scratch {
     std::vector<double> left, share;       // by resource: capacity not yet given, its fair share this round
-    std::vector<std::uint64_t> unfrozen;   // flows (not classes) not yet fixed, by resource
-    std::vector<std::uint64_t> fixed_now;  // flows fixed in this round, by resource
+    std::vector<std::uint64_t> unfrozen;   // flows (not classes) of weight 1 not yet fixed, by resource
+    std::vector<std::uint64_t> fixed_now;  // flows of weight 1 fixed in this round, by resource
+    std::vector<double> unfrozen_weight;   // summed weights of the weighted flows not yet fixed
+    std::vector<std::uint64_t> unfrozen_weighted;  // how many weighted flows that is
+    std::vector<double> fixed_weight;      // summed weights of the weighted flows fixed this round
     std::vector<char> bottleneck;
     std::vector<std::uint32_t> active;     // classes not yet fixed
   };
@@ -57,6 +65,7 @@ class MaxMinSolver {
   std::vector<std::uint32_t> flow_offsets_{0};  // CSR: flow f crosses flow_resources_[offsets[f] .. offsets[f+1])
   std::vector<std::uint32_t> flow_resources_;
   std::vector<std::uint32_t> flow_count_;  // flows in each class (1 for add_flow)
+  std::vector<double> flow_weights_;       // parallel to flow_resources_
   Scratch scratch_;
 };
 

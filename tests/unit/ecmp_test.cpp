@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/cli/cli_harness.hpp"
+#include "sim/network/maxmin.hpp"
 #include "topologies/bundled.hpp"
 #include "topologies/load_json.hpp"
 #include "topologies/routes.hpp"
@@ -37,6 +38,14 @@ std::string spine(NodeId from, NodeId to, std::uint16_t channel, NodeId leaf) {
   return collsim::topo::ecmp_hash(from, to, channel, leaf) % 2 == 0 ? "s0" : "s1";
 }
 
+// Ring all-reduce of 1 GiB on 16 DGX H100 on a 2:1 fat tree (4 leaves of 32 NICs, 16 spines) routed
+// by `routing`: its time in us.
+double two_to_one_us(const char* routing) {
+  return simulate_json({"--node", "dgx-h100", "--nodes", "16", "--fabric", "fat-tree", "--oversubscription", "2:1",
+                        "--size", "1G", "--routing", routing})["time_us"]
+      .get<double>();
+}
+
 }  // namespace
 
 TEST_CASE("ECMP: two flows hashed onto one spine collide and take twice as long, as the hash says", "[ecmp]") {
@@ -66,15 +75,8 @@ TEST_CASE("ECMP lies between the non-blocking time and single-path routing on a 
   // moves between hosts leaves through a host's 8 NICs at 50 GB/s x 0.94: 1 GiB all-reduce on 128
   // ranks takes at least (127/64) x 2^30 B / 376 GB/s = 5.667 ms. Single routing sends every flow
   // from one leaf to another over one spine; ECMP spreads the 24 channels' flows of 8 NICs over 16.
-  const std::vector<std::string> cluster{"--node", "dgx-h100", "--nodes", "16", "--fabric", "fat-tree",
-                                         "--oversubscription", "2:1", "--size", "1G"};
-  auto with = [&](const char* routing) {
-    auto args = cluster;
-    args.insert(args.end(), {"--routing", routing});
-    return simulate_json(args)["time_us"].get<double>();
-  };
   const double ideal_us = 127.0 / 64 * 1073741824.0 / (376e9 / 1e6);
-  const double ecmp = with("ecmp"), single = with("single");
+  const double ecmp = two_to_one_us("ecmp"), single = two_to_one_us("single");
   CHECK(ecmp >= ideal_us);
   CHECK(ecmp < single);
   // Single: a leaf crossing carries the 8 NICs' 24 channels on one 50 GB/s link (x 0.94), 1/8 of the
@@ -92,9 +94,65 @@ TEST_CASE("bundled machines have no equal-cost paths, so ECMP and single routing
   CHECK(ecmp["time_ps"] == single["time_ps"]);
 }
 
-TEST_CASE("a routing that is neither ecmp nor single is refused in one line", "[ecmp][cli]") {
-  check_bad_input({"simulate", "--size", "1M", "--routing", "random"}, "--routing: found \"random\", expected ecmp or single");
+TEST_CASE("a routing other than ecmp, single or spray is refused in one line", "[ecmp][cli]") {
+  check_bad_input({"simulate", "--size", "1M", "--routing", "random"},
+                  "--routing: found \"random\", expected ecmp, single or spray");
   CHECK_THROWS_WITH(collsim::topo::parse_topology_json(
-                        R"({"routing": "spray", "nodes": [{"id": "a", "type": "gpu"}], "links": []})", "r.json", "r"),
-                    Contains("/routing") && Contains("\"spray\""));
+                        R"({"routing": "adaptive", "nodes": [{"id": "a", "type": "gpu"}], "links": []})", "r.json", "r"),
+                    Contains("/routing") && Contains("\"adaptive\""));
+}
+
+TEST_CASE("weighted max-min: a flow sprayed over two paths uses half of each path's links", "[ecmp][spray][maxmin]") {
+  // r0 (10) carries a sprayed flow A at weight 1/2 and a plain flow B: the fair share is 10 / (1/2 + 1)
+  // = 6.667 for both. r1 (4) carries only C at weight 1/2: C reaches 4 / (1/2) = 8.
+  collsim::net::MaxMinSolver solver;
+  const auto r0 = solver.add_resource(10.0), r1 = solver.add_resource(4.0);
+  const std::vector<std::uint32_t> on_r0{r0}, on_r1{r1};
+  const std::vector<double> half{0.5};
+  solver.add_flow_over(on_r0, 1, half);
+  solver.add_flow_over(on_r0, 1);
+  solver.add_flow_over(on_r1, 1, half);
+  const auto rate = solver.solve();
+  CHECK(rate[0] == Approx(10.0 / 1.5));
+  CHECK(rate[1] == Approx(10.0 / 1.5));
+  CHECK(rate[2] == Approx(8.0));
+  CHECK_THROWS(solver.add_flow_over(on_r0, 1, std::vector<double>{1.5}));
+}
+
+TEST_CASE("spray: the colliding flows split over both spines and run at the NICs' rate", "[ecmp][spray]") {
+  // The ECMP case above with --routing spray: g0 -> g1 and g2 -> g3 each send half over s0 and half
+  // over s1, so each leaf uplink carries two halves (10 GB/s in all) and each flow its NIC's 10 GB/s:
+  // t = S / 10 GB/s + 4 links x 1 us = 107,374,182,400 ps + 4,000,000 ps; each uplink carries S.
+  const std::string file = collsim::testing::temp_file("leaf-spine-spray.json", kLeafSpine);
+  const auto j = simulate_json({file, "--collective", "sendrecv", "--size", "1G", "--routing", "spray"});
+  CHECK(j["time_ps"] == 107'374'182'400 + 4'000'000);
+  CHECK(collsim::testing::link_named(j, "leafA", "s0")["bytes"] == 1073741824);
+  CHECK(collsim::testing::link_named(j, "leafA", "s1")["bytes"] == 1073741824);
+}
+
+TEST_CASE("spray on a 1:1 fat tree is the non-blocking time and on 2:1 ideal <= spray <= ecmp <= single", "[ecmp][spray][cluster]") {
+  // 4 DGX H100, leaves of 8 NICs (one host each) and 8 spines at 1:1, leaf-spine links of 0 ns: sprayed
+  // over all 8 spines, every leaf's uplinks carry what its NICs send, so the fabric is non-blocking
+  // and the times equal those of one leaf holding all 32 NICs (the same NIC links and latencies, no
+  // spine), to the picosecond.
+  const auto time = [](std::vector<std::string> extra) {
+    std::vector<std::string> args{"--node", "dgx-h100", "--nodes", "4", "--fabric", "fat-tree", "--switch-latency", "0ns"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return simulate_json(args)["time_ps"].get<std::int64_t>();
+  };
+  for (const std::vector<std::string>& run : {std::vector<std::string>{"--size", "256M"},
+                                             std::vector<std::string>{"--size", "64M", "--collective", "alltoall",
+                                                                      "--algorithm", "direct"}}) {
+    INFO(run.back());
+    auto spray = run, one_leaf = run;
+    spray.insert(spray.end(), {"--leaf-nics", "8", "--routing", "spray"});
+    one_leaf.insert(one_leaf.end(), {"--leaf-nics", "32"});
+    CHECK(time(spray) == time(one_leaf));
+  }
+  // 16 hosts at 2:1 (ideal bound as in the ECMP case above).
+  const double ideal_us = 127.0 / 64 * 1073741824.0 / (376e9 / 1e6);
+  const double spray = two_to_one_us("spray"), ecmp = two_to_one_us("ecmp"), single = two_to_one_us("single");
+  CHECK(ideal_us <= spray);
+  CHECK(spray <= ecmp);
+  CHECK(ecmp <= single);
 }

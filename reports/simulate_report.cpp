@@ -84,6 +84,12 @@ std::string render_json(const SimulationView& v) {
   j["lower_bound_us"] = s.helpers > 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(to_us(s.lower_bound));
   j["injection_bandwidth_GBps"] = to_GBps(s.injection_bandwidth);
   j["bottleneck_link"] = s.bottleneck_link ? nlohmann::ordered_json(bottleneck_label(v)) : nlohmann::ordered_json(nullptr);
+  nlohmann::ordered_json busiest = nlohmann::ordered_json::array();
+  for (topo::LinkId l : s.busiest_switch_links)
+    busiest.push_back({{"link", v.topology.link_label(l)}, {"bytes", v.result.links[l].bytes}});
+  j["busiest_switch_links"] = std::move(busiest);
+  j["switch_link_imbalance"] =
+      s.switch_link_imbalance ? nlohmann::ordered_json(*s.switch_link_imbalance) : nlohmann::ordered_json(nullptr);
   j["events"] = s.events;
   j["gpus_per_thread"] = s.gpus_per_thread;
   j["host_us"] = to_us(s.host_time);
@@ -122,8 +128,8 @@ std::string render_csv(const SimulationView& v) {
       "topology,network,collective,algorithm,ranks,size_bytes,steps,time_us,time_ps,algbw_GBps,busbw_GBps,"
       "bytes_sent_per_rank_max,traffic_factor,closed_form_us,lower_bound_us,injection_bandwidth_GBps,bottleneck_link,"
       "events,protocol,channels,slice_bytes,model,model_us,protocol_source,channels_source,slice_source,"
-      "chunk_bytes,chunk_source,gpus_per_thread,host_us,host_bound,collective_us\n";
-  out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(s.topology), s.network,
+      "chunk_bytes,chunk_source,gpus_per_thread,host_us,host_bound,collective_us,switch_link_imbalance\n";
+  out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(s.topology), s.network,
                      sched::collective_name(s.collective), csv_field(s.algorithm), s.ranks, s.size, s.steps,
                      format_time_us_exact(s.time), s.time.count(), opt_number(s.algbw_GBps), opt_number(s.busbw_GBps),
                      s.bytes_sent_per_rank_max, s.traffic_factor,
@@ -132,7 +138,7 @@ std::string render_csv(const SimulationView& v) {
                      s.slice, s.model, s.model_time ? format_time_us_exact(*s.model_time) : std::string(),
                      csv_field(s.protocol_source), csv_field(s.channels_source), csv_field(s.slice_source),
                      s.chunk, csv_field(s.chunk_source), s.gpus_per_thread, format_time_us_exact(s.host_time),
-                     s.host_bound, format_time_us_exact(s.collective_time));
+                     s.host_bound, format_time_us_exact(s.collective_time), opt_number(s.switch_link_imbalance));
   if (const auto* r = v.verification) {
     // Appended columns, so that readers of the plain header keep working.
     out.insert(out.find('\n'), ",verified,verify_dtype,verify_op,verify_coverage,verify_problem");
@@ -191,6 +197,12 @@ std::string render_table(const SimulationView& v) {
                                        v.result.links[*s.bottleneck_link].bytes));
   } else {
     row("bottleneck link", "- (no data moved)");
+  }
+  if (s.switch_link_imbalance) {
+    std::string busiest;
+    for (topo::LinkId l : s.busiest_switch_links)
+      busiest += fmt::format("{}{} {} B", busiest.empty() ? "" : ", ", v.topology.link_label(l), v.result.links[l].bytes);
+    row("switch links", fmt::format("busiest {}; max/mean {:.2f}", busiest, *s.switch_link_imbalance));
   }
   row("events", fmt::format("{}", s.events));
 

@@ -65,6 +65,24 @@ Summary summarize(const sched::Schedule& schedule, const topo::Topology& topolog
     const u128 rhs = static_cast<u128>(result.links[b].bytes) * topology.link(l).bandwidth.bits_per_s;
     if (lhs > rhs) s.bottleneck_link = l;
   }
+
+  std::vector<topo::LinkId> between_switches;
+  Bytes total = 0;
+  for (topo::LinkId l = 0; l < result.links.size(); ++l) {
+    const auto& link = topology.link(l);
+    if (topology.node(link.from).type != topo::NodeType::Switch || topology.node(link.to).type != topo::NodeType::Switch)
+      continue;
+    between_switches.push_back(l);
+    total += result.links[l].bytes;
+  }
+  if (total > 0) {
+    std::stable_sort(between_switches.begin(), between_switches.end(),
+                     [&](topo::LinkId a, topo::LinkId b) { return result.links[a].bytes > result.links[b].bytes; });
+    const double mean = static_cast<double>(total) / static_cast<double>(between_switches.size());
+    s.switch_link_imbalance = static_cast<double>(result.links[between_switches.front()].bytes) / mean;
+    for (std::size_t i = 0; i < between_switches.size() && i < 3 && result.links[between_switches[i]].bytes > 0; ++i)
+      s.busiest_switch_links.push_back(between_switches[i]);
+  }
   return s;
 }
 

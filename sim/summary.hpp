@@ -39,6 +39,13 @@ struct Summary {
   /// The link that needs the most time for its bytes alone (bytes / bandwidth); ties go to the
   /// lowest link id. Empty when no link carried data.
   std::optional<topo::LinkId> bottleneck_link;
+  /// On a fabric of switches joined to switches (leaf/spine, or --nodes' host switches and network
+  /// switch): the directed switch-to-switch links that carried the most bytes, at most 3, most first
+  /// (ties: lowest id), and how unevenly those links were loaded: the most bytes one carried over the
+  /// mean of all of them, idle ones included (1: even; ECMP's collisions raise it). Empty and
+  /// nullopt when there are no such links or none carried data.
+  std::vector<topo::LinkId> busiest_switch_links;
+  std::optional<double> switch_link_imbalance;
   std::uint64_t events = 0;
   /// The algorithm's α-β closed form for this fabric, when it has one (set by the caller, which
   /// knows the algorithms; algorithms/closed_form.hpp).

@@ -64,6 +64,11 @@ TEST_CASE("ECMP: two flows hashed onto one spine collide and take twice as long,
   const std::string file = collsim::testing::temp_file("leaf-spine.json", kLeafSpine);
   const auto j = simulate_json({file, "--collective", "sendrecv", "--size", "1G"});
   CHECK(j["time_ps"] == 214'748'364'800 + 4'000'000);
+  // The report: 8 directed leaf-spine links; the 4 of the chosen spines carry 2S each, the other 4
+  // nothing, so the busiest carries 2S against a mean of S: imbalance 2.
+  CHECK(j["switch_link_imbalance"].get<double>() == Approx(2.0));
+  REQUIRE(j["busiest_switch_links"].size() == 3);
+  CHECK(j["busiest_switch_links"][0]["bytes"] == 2 * 1073741824ull);
   // Channel 1 of the same pair hashes anew (its own route, stable across calls).
   const auto& one = routes.get(g0, g1, 1);
   CHECK(t.node(t.link(one.links[1]).to).id == spine(g0, g1, 1, leaf_a));
@@ -128,6 +133,11 @@ TEST_CASE("spray: the colliding flows split over both spines and run at the NICs
   CHECK(j["time_ps"] == 107'374'182'400 + 4'000'000);
   CHECK(collsim::testing::link_named(j, "leafA", "s0")["bytes"] == 1073741824);
   CHECK(collsim::testing::link_named(j, "leafA", "s1")["bytes"] == 1073741824);
+  CHECK(j["switch_link_imbalance"].get<double>() == Approx(1.0));  // all 8 carry S
+  // A machine without switch-to-switch links reports none.
+  const auto plain = simulate_json({"dgx-h100", "--size", "1M"});
+  CHECK(plain["busiest_switch_links"].empty());
+  CHECK(plain["switch_link_imbalance"].is_null());
 }
 
 TEST_CASE("spray on a 1:1 fat tree is the non-blocking time and on 2:1 ideal <= spray <= ecmp <= single", "[ecmp][spray][cluster]") {

@@ -210,7 +210,9 @@ def topology(spec=None, **generator):
     """A topology: a bundled name or a file (``topology("dgx-a100")``), a dict in the topology file
     format (see ``collsim topo NAME --format json``), or a generated fabric (``gpus=8,
     fabric="switch"``, and ``link_bandwidth``, ``link_latency``, ``nodes``, ``net_bandwidth``,
-    ``net_latency``; ``p2p_level`` applies to any of them); with nothing, the bundled default dgx-a100."""
+    ``net_latency``; or a cluster: ``node``, ``nodes``, ``fabric`` "fat-tree" or "rail", ``leaf_nics``,
+    ``spines``, ``oversubscription``, ``planes``, ``switch_latency``; ``p2p_level`` and ``routing`` apply to
+    any of them); with nothing, the bundled default dgx-a100."""
     if isinstance(spec, Topology) and not generator:
         return spec
     document = None

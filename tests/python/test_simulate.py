@@ -132,3 +132,17 @@ def test_p2p_level_routes_through_the_cpu_as_the_command_line():
         collsim.simulate("pcie-4gpu", size="1G", p2p_level="far")
     assert e.value.field == "p2p_level"
     assert str(e.value).startswith('--p2p-level: found "far"')
+
+
+def test_a_cluster_and_its_routing_as_the_command_line():
+    # 4 DGX H100 on a 2:1 fat tree of 8-NIC leaves: the keywords are the flags' names.
+    kw = dict(node="dgx-h100", nodes=4, fabric="fat-tree", leaf_nics=8, oversubscription="2:1", size="256M")
+    flags = ["--node", "dgx-h100", "--nodes", "4", "--fabric", "fat-tree", "--leaf-nics", "8",
+             "--oversubscription", "2:1", "--size", "256M"]
+    for routing in ("ecmp", "spray", "single"):
+        r = collsim.simulate(routing=routing, **kw)
+        assert r.ranks == 32
+        assert r.time_us == cli_json("simulate", *flags, "--routing", routing, "--format", "json")["time_us"]
+    with pytest.raises(collsim.RequestError) as e:
+        collsim.simulate(routing="random", **kw)
+    assert e.value.field == "routing"

@@ -73,6 +73,7 @@ topo::Topology load_cluster(const TopologySpec& spec) {
 
 topo::Topology load_topology_as_given(const TopologySpec& spec) {
   if (spec.cluster()) {
+    if (spec.node.empty()) return load_cluster(spec);  // says which cluster field came without --node
     if (spec.given || !spec.name.empty())
       throw RequestError(Field::Node, spec.node,
                          fmt::format("{}: a cluster's machine, given with the topology {}; expected one of them",

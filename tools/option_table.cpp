@@ -16,15 +16,17 @@ using run::Field;
 constexpr std::array<std::pair<Field, std::string_view>, 31> kHelp{{
     {Field::Gpus, "Generate a fabric of this many GPUs instead of reading a topology (needs --fabric); for sweep a "
                   "list such as 2,4,8..1024 (A..B = the powers of two from A to B), one fabric each"},
-    {Field::Fabric, "Generated fabric: ring | switch | fully-connected"},
+    {Field::Fabric, "Generated fabric: ring | switch | fully-connected; with --node, the cluster's network: fat-tree | rail"},
     {Field::LinkBandwidth,
      "Generated links' bandwidth per direction, default 25GB/s (GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s)"},
     {Field::LinkLatency, "Generated links' latency, default 1us (ps, ns, us, ms, s)"},
-    {Field::Nodes, "Generate K hosts of N/K GPUs (needs --fabric switch; K must divide --gpus N): each host's GPUs on "
-                   "its own switch, the host switches joined by one network switch"},
+    {Field::Nodes, "Generate K hosts of N/K GPUs (with --gpus N --fabric switch; K must divide N): each host's GPUs on "
+                   "its own switch, the host switches joined by one network switch; with --node, K copies of that machine"},
     {Field::NetBandwidth, "With --nodes: each host's link to the network switch, per direction, default 25GB/s (one "
-                          "200 Gb/s HDR InfiniBand port; GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s)"},
-    {Field::NetLatency, "With --nodes: latency of each host's network link, default 2us"},
+                          "200 Gb/s HDR InfiniBand port); with --node, each NIC's, default 50GB/s (400 Gb/s NDR) "
+                          "(GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s)"},
+    {Field::NetLatency, "With --nodes: latency of each host's network link, default 2us; with --node, each NIC's link "
+                        "to its leaf, default 700ns"},
     {Field::Routing, "How flows take equal-cost paths (leaf/spine fabrics): ecmp (default: each flow hashed by source, "
                      "destination and channel onto one spine, as switches do; flows may collide), single (every flow "
                      "between two nodes on the same path) or spray (each flow split evenly over every equal-cost path)"},
@@ -32,7 +34,8 @@ constexpr std::array<std::pair<Field, std::string_view>, 31> kHelp{{
                   "(a host's NICs share a leaf) or rail (NIC i of every host on rail i's leaves), leaves linked to "
                   "every spine; NICs at --net-bandwidth (default 50GB/s, 400 Gb/s NDR) and --net-latency (700ns)"},
     {Field::LeafNics, "With --node: NICs below each leaf switch, default 32 (half the ports of a 64-port NDR switch)"},
-    {Field::Spines, "With --node: spine switches per plane, default one per leaf uplink (leaf NICs / oversubscription)"},
+    {Field::Spines, "With --node: spine switches per plane, default one per leaf uplink (leaf NICs / oversubscription); "
+                    "a leaf's uplink bandwidth (its NICs' / oversubscription) is shared evenly by its links to them"},
     {Field::Oversubscription, "With --node: a leaf's down to up bandwidth, e.g. 2:1 or 2; default 1:1 (non-blocking)"},
     {Field::Planes, "With --node: network planes; NIC i of a host joins plane i mod P, each with its own leaves and "
                     "spines; default 1"},

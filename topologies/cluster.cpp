@@ -1,5 +1,6 @@
 #include "topologies/cluster.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <vector>
@@ -49,11 +50,25 @@ Topology generate_cluster(const Topology& machine, const ClusterSpec& spec) {
   if (spec.planes == 0 || spec.planes > nics_per_host)
     throw TopologyError(fmt::format("--planes: found {}, expected 1 to {} (the NICs of a host of {})", spec.planes,
                                     nics_per_host, machine.name()));
+  // A fat tree's leaves hold whole hosts, or a host's NICs in equal parts: a host straddling two
+  // leaves unevenly would send its channels through whichever NIC shares the peer's leaf.
+  const std::uint32_t per_plane = (nics_per_host + spec.planes - 1) / spec.planes;
+  if (spec.fabric == ClusterFabric::FatTree && spec.leaf_nics % per_plane != 0 && per_plane % spec.leaf_nics != 0)
+    throw TopologyError(fmt::format("--leaf-nics: found {}, expected a multiple or a divisor of the {} NICs a host has "
+                                    "in a plane, so that a leaf holds whole hosts or equal parts of one",
+                                    spec.leaf_nics, per_plane));
   const std::uint32_t spines =
-      spec.spines != 0 ? spec.spines
-                       : static_cast<std::uint32_t>(std::ceil(spec.leaf_nics / spec.oversubscription - 1e-9));
+      spec.spines != 0
+          ? spec.spines
+          : std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::ceil(spec.leaf_nics / spec.oversubscription - 1e-9)));
   if (spines == 0) throw TopologyError("--spines: found 0, expected at least 1 spine switch");
 
+  // An added NIC hangs off its GPU's PCIe: no faster than the GPU's own PCIe link where the machine
+  // has one (an L40S's Gen4 x16), else the spec's (DGX H100's Gen5 x16 to its ConnectX-7).
+  std::vector<Bandwidth> nic_pcie(machine.gpus().size(), spec.nic_pcie);
+  for (std::size_t i = 0; i < machine.gpus().size(); ++i)
+    for (LinkId l : machine.out_links(machine.gpus()[i]))
+      if (machine.link(l).type == LinkType::Pcie) nic_pcie[i] = std::min(nic_pcie[i], machine.link(l).bandwidth);
   std::vector<Node> nodes;
   std::vector<LinkSpec> links;
   const std::size_t per_host = machine.nodes().size() + (add_nics ? nics_per_host : 0);
@@ -81,7 +96,7 @@ Topology generate_cluster(const Topology& machine, const ClusterSpec& spec) {
         n.type = NodeType::Nic;
         n.host = host;
         nodes.push_back(std::move(n));
-        links.push_back(LinkSpec{base + machine.gpus()[i], id, LinkType::Pcie, spec.nic_pcie, spec.nic_pcie_latency,
+        links.push_back(LinkSpec{base + machine.gpus()[i], id, LinkType::Pcie, nic_pcie[i], spec.nic_pcie_latency,
                                  Duplex::Full});
         nic.push_back(id);
       }
@@ -103,7 +118,11 @@ Topology generate_cluster(const Topology& machine, const ClusterSpec& spec) {
   const std::uint64_t uplink_bits = static_cast<std::uint64_t>(
       std::llround(static_cast<double>(spec.leaf_nics) * static_cast<double>(spec.nic_bandwidth.bits_per_s) /
                    (spec.oversubscription * spines)));
-  if (uplink_bits == 0) throw TopologyError("--spines: so many spines that a leaf's link to each carries 0 b/s");
+  if (uplink_bits == 0)
+    throw TopologyError(spec.spines != 0
+                            ? fmt::format("--spines: found {}, so many that a leaf's link to each carries 0 b/s", spines)
+                            : fmt::format("--oversubscription: found {}, so much that a leaf's uplinks carry 0 b/s",
+                                          spec.oversubscription));
   std::uint32_t leaves_total = 0;
   for (std::uint32_t p = 0; p < spec.planes; ++p) {
     const auto first_spine = static_cast<NodeId>(nodes.size());

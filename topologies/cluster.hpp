@@ -46,7 +46,8 @@ struct ClusterSpec {
 /// The cluster of `spec.nodes` copies of `machine` (one host: no node of it has a "host"). Host h's
 /// nodes are the machine's with ids prefixed "n<h>-" and host "node<h>", so ranks fill one host after
 /// another. Its NICs, in file order, are NIC 0, 1, ...; a machine without NICs gets one per GPU
-/// ("n<h>-nic<i>", on GPU i's PCIe link). Each NIC links to its leaf by an infiniband link of the NIC
+/// ("n<h>-nic<i>", linked to GPU i at nic_pcie, or at the GPU's own PCIe link's rate where that is
+/// lower). Each NIC links to its leaf by an infiniband link of the NIC
 /// rate; each leaf to every spine of its plane by one infiniband link of leaf_nics x rate /
 /// (oversubscription x spines) (the leaf's uplink ports to that spine bundled). Switches are
 /// "leaf<l>" and "spine<s>" (fat-tree), "rail<i>-leaf<g>" (rail), prefixed "plane<p>-" when planes

@@ -39,7 +39,7 @@ void read_p2p_level(const Reader& rd, const json& doc, Topology& topology) {
 }
 
 // A document's "cluster" object: K copies of a machine on a leaf/spine fabric (cluster.hpp).
-Topology read_cluster(const Reader& rd, const json& doc) {
+Topology read_cluster(const Reader& rd, const json& doc, std::string_view where) {
   const json& c = doc.at("cluster");
   if (!c.is_object()) rd.fail("/cluster", fmt::format("found {}, expected an object {{\"node\", \"nodes\", \"fabric\"}}", brief(c)));
   rd.only_keys(c, "/cluster", {"node", "nodes", "fabric", "leaf_nics", "spines", "oversubscription", "planes",
@@ -68,9 +68,31 @@ Topology read_cluster(const Reader& rd, const json& doc) {
   if (auto it = c.find("nic_bandwidth"); it != c.end()) spec.nic_bandwidth = rd.bandwidth_at(*it, "/cluster/nic_bandwidth");
   if (auto it = c.find("nic_latency"); it != c.end()) spec.nic_latency = rd.latency_at(*it, "/cluster/nic_latency");
   if (auto it = c.find("switch_latency"); it != c.end()) spec.switch_latency = rd.latency_at(*it, "/cluster/switch_latency");
+  // A relative file is looked for next to the cluster file first, then from the working directory.
+  std::string machine_path = machine;
+  {
+    std::error_code ec;
+    const std::filesystem::path beside = std::filesystem::path(std::string(where)).parent_path() / machine;
+    if (std::filesystem::path(machine).is_relative() && std::filesystem::is_regular_file(beside, ec))
+      machine_path = beside.string();
+    // The machine is one host: a cluster file there (this one, or one naming it back) is refused
+    // before it is read as a topology, so clusters never nest and never loop.
+    if (std::filesystem::is_regular_file(machine_path, ec)) {
+      std::string text;
+      try {
+        text = io::read_text_file(machine_path, "a topology JSON file");
+      } catch (const io::FileReadError& e) {
+        rd.fail("/cluster/node", e.what());
+      }
+      const json inner = detail::parse_strict_json(text, machine_path);
+      if (inner.is_object() && inner.contains("cluster"))
+        rd.fail("/cluster/node", fmt::format("found \"{}\", itself a cluster; expected one machine (a topology of "
+                                             "nodes and links, or a bundled name)", machine));
+    }
+  }
   Topology machine_topology = [&] {
     try {
-      return load_topology(machine);
+      return load_topology(machine_path);
     } catch (const TopologyError& e) {
       rd.fail("/cluster/node", e.what());
     }
@@ -79,7 +101,16 @@ Topology read_cluster(const Reader& rd, const json& doc) {
     try {
       return generate_cluster(machine_topology, spec);
     } catch (const TopologyError& e) {
-      rd.fail("/cluster", e.what());
+      // generate_cluster names the flag ("--leaf-nics: ..."); a file names its key instead.
+      std::string what = e.what();
+      std::string path = "/cluster";
+      if (what.starts_with("--") && what.find(": ") != std::string::npos) {
+        std::string key = what.substr(2, what.find(": ") - 2);
+        std::replace(key.begin(), key.end(), '-', '_');
+        path += "/" + key;
+        what = what.substr(what.find(": ") + 2);
+      }
+      rd.fail(path, what);
     }
   }();
   return cluster;
@@ -93,7 +124,7 @@ Topology parse_topology_json(std::string_view text, std::string_view where, std:
   if (!doc.is_object()) rd.fail("", fmt::format("found {}, expected an object with \"nodes\" and \"links\"", brief(doc)));
   if (doc.contains("cluster")) {
     rd.only_keys(doc, "", {"$schema", "name", "description", "cluster", "p2p_level", "routing"});
-    Topology cluster = read_cluster(rd, doc);
+    Topology cluster = read_cluster(rd, doc, where);
     if (doc.contains("name") || doc.contains("description")) {
       // The file's name and description over the generated ones: a copy with them (same links).
       std::string name = cluster.name(), description = cluster.description();

@@ -193,9 +193,19 @@ std::vector<LinkId> Topology::shortest_route(NodeId from, NodeId to) const {
   auto index = boost::get(boost::vertex_index, g);
   auto edge_link = boost::get(boost::edge_index, g);
   // Each edge costs one hop plus its latency; Dijkstra compares (hops, latency) lexicographically.
-  auto weight = boost::make_function_property_map<Graph::G::edge_descriptor, Cost>(
-      [&](const Graph::G::edge_descriptor& e) { return Cost{1, links_[edge_link[e]].latency.count()}; });
+  // A route to a GPU passes another GPU only if it enters it over NVLink (NCCL's NVB and PXN paths:
+  // data goes GPU to GPU over NVLink, then on); data never comes in from a NIC or PCIe to be
+  // forwarded by a GPU that is not its destination. (Routes to other nodes, a switch that reduces,
+  // are not GPU-to-GPU data and keep every path.)
+  const bool to_gpu = nodes_.at(to).type == NodeType::Gpu;
   const Cost inf{std::numeric_limits<std::uint64_t>::max(), std::numeric_limits<std::int64_t>::max()};
+  auto weight = boost::make_function_property_map<Graph::G::edge_descriptor, Cost>(
+      [&](const Graph::G::edge_descriptor& e) {
+        const Link& l = links_[edge_link[e]];
+        if (to_gpu && l.to != to && nodes_[l.to].type == NodeType::Gpu && link_class(l.type) != LinkClass::NvLink)
+          return inf;
+        return Cost{1, l.latency.count()};
+      });
   boost::dijkstra_shortest_paths(
       g, from,
       boost::predecessor_map(boost::make_iterator_property_map(pred.begin(), index))

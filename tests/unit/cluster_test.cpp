@@ -156,4 +156,44 @@ TEST_CASE("cluster flags out of range or out of place are one-line errors", "[cl
   check_bad_input({"topo", "--node", "dgx-h100", "--nodes", "2", "--fabric", "rail", "--oversubscription", "1:4"},
                   "--oversubscription: found \"1:4\"");
   check_bad_input({"topo", "dgx-h100", "--node", "dgx-h100", "--nodes", "2", "--fabric", "rail"}, "--node:");
+  check_bad_input({"topo", "dgx-a100", "--spines", "4"}, "--spines: only a cluster");
+  // A host's 8 NICs split 6 + 2 over two leaves would send its channels through whichever NIC shares
+  // the peer's leaf: refused. A multiple (16) or a divisor (4) is fine.
+  check_bad_input({"topo", "--node", "dgx-h100", "--nodes", "2", "--fabric", "fat-tree", "--leaf-nics", "12"},
+                  "--leaf-nics: found 12, expected a multiple or a divisor of the 8 NICs");
+  check_bad_input({"topo", "--node", "dgx-h100", "--nodes", "2", "--fabric", "rail", "--oversubscription", "1e300"},
+                  "--oversubscription: found");
+}
+
+TEST_CASE("a cluster file names its machine beside it, and one that is a cluster itself is refused", "[cluster]") {
+  const auto dir = collsim::testing::scratch_dir("cluster-files");
+  std::ofstream(dir / "one.json") << R"({"nodes": [{"id": "g", "type": "gpu"}, {"id": "c", "type": "cpu"}],
+    "links": [{"from": "g", "to": "c", "type": "pcie", "bandwidth": "31.5GB/s", "latency": "500ns"}]})";
+  std::ofstream(dir / "pod.json") << R"({"cluster": {"node": "one.json", "nodes": 2, "fabric": "fat-tree"}})";
+  std::ofstream(dir / "self.json") << R"({"cluster": {"node": "self.json", "nodes": 2, "fabric": "rail"}})";
+  const Topology pod = collsim::topo::load_topology((dir / "pod.json").string());  // one.json found beside it
+  CHECK(pod.gpus().size() == 2);
+  // The added NIC runs no faster than the GPU's own PCIe Gen4 x16 link (31.5 GB/s), not at Gen5's 63.
+  CHECK(pod.out_bandwidth(pod.gpus()[0]) == Bandwidth{2 * 31'500'000'000ull * 8});
+  CHECK_THROWS_WITH(collsim::topo::load_topology((dir / "self.json").string()),
+                    Contains("/cluster/node") && Contains("itself a cluster"));
+  const std::string planes = collsim::testing::temp_file(
+      "planes9.json", R"({"cluster": {"node": "dgx-h100", "nodes": 2, "fabric": "rail", "planes": 9}})");
+  CHECK_THROWS_WITH(collsim::topo::load_topology(planes), Contains("/cluster/planes: found 9"));
+}
+
+TEST_CASE("a crossing between rails goes over NVLink first (PXN), never into a GPU from its NIC", "[cluster][routes]") {
+  // 2 DGX H100 on a rail fabric: GPU 7 of host 0 to GPU 0 of host 1. Through a spine it is 7 links
+  // (gpu, nic, rail7 leaf, spine, rail0 leaf, nic, gpu); over NVLink to host 0's GPU 0 and out on
+  // rail 0 it is 6: n0-gpu7 -> n0-nvswitch -> n0-gpu0 -> n0-nic0 -> rail0-leaf0 -> n1-nic0 -> n1-gpu0.
+  // Entering n1-gpu7 from its NIC and forwarding over NVLink is as short, but a GPU does not forward
+  // what arrives from its NIC.
+  ClusterSpec spec;
+  spec.nodes = 2;
+  spec.fabric = ClusterFabric::Rail;
+  const Topology t = collsim::topo::generate_cluster(collsim::topo::load_topology("dgx-h100"), spec);
+  const auto route = t.shortest_route(*t.find_node("n0-gpu7"), *t.find_node("n1-gpu0"));
+  std::vector<std::string> path;
+  for (auto l : route) path.push_back(t.node(t.link(l).to).id);
+  CHECK(path == std::vector<std::string>{"n0-nvswitch", "n0-gpu0", "n0-nic0", "rail0-leaf0", "n1-nic0", "n1-gpu0"});
 }

@@ -126,6 +126,10 @@ algo::AlphaBeta fabric_alpha_beta(const topo::Topology& topology, std::span<cons
 // the pipeline: a step pays at most one chunk or slice time more, e.g. 14 x 64 MiB slices at a
 // channel's ~12.5 GB/s = 75 ms, under 1 % of 1 TiB on dgx-a100 at the default budget.
 
+// The most transfers a schedule whose channels cannot fold may hold (under ECMP on a leaf/spine
+// fabric): a materialised op and its result take about 60 bytes, so 2^24 is about 1 GiB.
+constexpr std::uint64_t kMaxUnfoldedOps = std::uint64_t{1} << 24;
+
 // How many ops `op` stands for: its channel's copies (Plan::channel_copies), 1 without folding.
 std::uint64_t copies_of(const sched::Op& op, std::span<const std::uint32_t> copies) {
   return copies.empty() ? 1 : copies[op.channel];
@@ -289,6 +293,19 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
   // Identical channels fold into one only where they take the same links: under ECMP on a fabric
   // with equal-cost paths each channel's flows are hashed onto their own (topologies/routes.hpp).
   const bool routes_by_channel = topology.routing() == topo::Routing::Ecmp && topology.has_equal_cost_paths();
+  if (routes_by_channel && fidelity.channels > 1) {
+    // Unfolded, the channels cost memory in proportion: count them folded first, and refuse a run
+    // that would not fit rather than run out of memory on the way.
+    const algo::FoldedChannels folded = algo::build_folded_channels(algorithm, request, fidelity.channels);
+    const std::uint64_t transfers = op_count(folded.schedule, folded.copies);
+    if (transfers > kMaxUnfoldedOps)
+      throw RequestError(Field::Routing, "ecmp",
+                         fmt::format("{}: under ECMP each of the {} channels takes its own spines, so they are "
+                                     "simulated one by one: {} transfers, more than the {} that fit in memory here; "
+                                     "expected fewer {} or fewer ranks",
+                                     ref(Field::Routing), fidelity.channels, transfers, kMaxUnfoldedOps,
+                                     ref(Field::Channels)));
+  }
   algo::FoldedChannels built = ops == Ops::TimesOnly && fidelity.channels > 1 && !routes_by_channel
                                    ? algo::build_folded_channels(algorithm, request, fidelity.channels)
                                    : algo::FoldedChannels{algo::build_with_channels(algorithm, request, fidelity.channels), {}};

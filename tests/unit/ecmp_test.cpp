@@ -166,3 +166,27 @@ TEST_CASE("spray on a 1:1 fat tree is the non-blocking time and on 2:1 ideal <= 
   CHECK(spray <= ecmp);
   CHECK(ecmp <= single);
 }
+
+TEST_CASE("ECMP refuses, in one line, a run whose unfolded channels would not fit in memory", "[ecmp][cli]") {
+  // 400 GPUs on two leaves joined by two spines: ring all-reduce on 64 channels is 64 x 2(N-1) x N =
+  // 20,428,800 transfers once ECMP keeps every channel apart, over the 2^24 = 16,777,216 allowed.
+  std::string nodes, links;
+  for (int i = 0; i < 400; ++i) {
+    nodes += "{\"id\": \"g" + std::to_string(i) + "\", \"type\": \"gpu\"}, ";
+    links += "{\"from\": \"g" + std::to_string(i) + "\", \"to\": \"leaf" + std::to_string(i % 2) +
+             "\", \"type\": \"infiniband\", \"bandwidth\": \"50GB/s\", \"latency\": \"1us\"}, ";
+  }
+  for (int l = 0; l < 2; ++l)
+    for (int sp = 0; sp < 2; ++sp)
+      links += std::string(l + sp == 0 ? "" : ", ") + "{\"from\": \"leaf" + std::to_string(l) + "\", \"to\": \"spine" +
+               std::to_string(sp) + "\", \"type\": \"infiniband\", \"bandwidth\": \"50GB/s\", \"latency\": \"1us\"}";
+  const std::string file = collsim::testing::temp_file(
+      "wide-leaf-spine.json", "{\"nodes\": [" + nodes +
+                                  "{\"id\": \"leaf0\", \"type\": \"switch\"}, {\"id\": \"leaf1\", \"type\": \"switch\"}, "
+                                  "{\"id\": \"spine0\", \"type\": \"switch\"}, {\"id\": \"spine1\", \"type\": \"switch\"}], "
+                                  "\"links\": [" + links + "]}");
+  check_bad_input({"simulate", file, "--size", "1G", "--channels", "64", "--protocol", "simple"},
+                  "--routing: under ECMP each of the 64 channels takes its own spines, so they are simulated one by one: "
+                  "20428800 transfers");
+}
+

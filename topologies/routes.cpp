@@ -7,6 +7,8 @@
 
 #include "topologies/transport.hpp"
 
+#include "sim/units/saturate.hpp"
+
 namespace collsim::topo {
 
 std::optional<std::vector<LinkId>> RouteCache::unique_two_hop(NodeId from, NodeId to) {
@@ -88,13 +90,13 @@ std::optional<LinkId> RouteCache::link_between(NodeId a, NodeId b) {
 void RouteCache::equal_cost_switches(const Link& first, const Link& second,
                                      std::vector<std::pair<LinkId, LinkId>>& candidates) {
   const NodeId x = first.from, z = second.to;
-  const std::int64_t latency = first.latency.count() + second.latency.count();
+  const Time latency = saturating_add(first.latency, second.latency);
   candidates.clear();
   for (LinkId up : topology_.out_links(x)) {
     const NodeId y = topology_.link(up).to;
     if (topology_.node(y).type != NodeType::Switch) continue;
     const auto down = link_between(y, z);
-    if (down && topology_.link(up).latency.count() + topology_.link(*down).latency.count() == latency)
+    if (down && saturating_add(topology_.link(up).latency, topology_.link(*down).latency) == latency)
       candidates.emplace_back(up, *down);
   }
 }
@@ -147,7 +149,7 @@ void RouteCache::complete(Route& r) const {
     r.resource_share.push_back(std::min(s, 1.0));
     alone = std::min(alone, static_cast<double>(topology_.link(resource).bandwidth.bits_per_s) / std::min(s, 1.0));
   }
-  r.latency = Time{static_cast<std::int64_t>(std::llround(latency_ps))};
+  r.latency = saturating_round_ps(latency_ps);
   r.bottleneck = Bandwidth{static_cast<std::uint64_t>(std::min(alone, 1.8e19))};
 }
 

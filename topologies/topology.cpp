@@ -1,5 +1,7 @@
 #include "topologies/topology.hpp"
 
+#include "sim/units/saturate.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <array>
@@ -145,7 +147,7 @@ bool Topology::has_equal_cost_paths() const {
       for (LinkId second : out_links_[y]) {
         const NodeId z = links_[second].to;
         if (z == x) continue;
-        const std::int64_t latency = links_[first].latency.count() + links_[second].latency.count();
+        const std::int64_t latency = saturating_add(links_[first].latency, links_[second].latency).count();
         auto& latencies = seen[z];
         if (std::find(latencies.begin(), latencies.end(), latency) != latencies.end()) found = true;
         latencies.push_back(latency);

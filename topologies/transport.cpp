@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/units/saturate.hpp"
+
 namespace collsim::topo {
 
 PathType path_type(const Topology& topology, std::span<const LinkId> route) {
@@ -64,9 +66,9 @@ std::optional<NodeId> local_cpu(const Topology& topology, NodeId gpu) {
     } catch (const TopologyError&) {
       continue;  // not reachable from this GPU
     }
-    std::int64_t latency = 0;
-    for (LinkId l : route) latency += topology.link(l).latency.count();
-    const std::pair<std::size_t, std::int64_t> cost{route.size(), latency};
+    Time latency{0};
+    for (LinkId l : route) latency = saturating_add(latency, topology.link(l).latency);
+    const std::pair<std::size_t, std::int64_t> cost{route.size(), latency.count()};
     if (!best || cost < best_cost) {
       best = n;
       best_cost = cost;

@@ -38,4 +38,7 @@ inline Time saturating_round_ps(double ps) noexcept { return Time{saturating_cas
 /// True for the clock's end, Time::max(): what a saturated conversion gives for a time that does not fit.
 constexpr bool time_saturated(Time t) noexcept { return t == Time::max(); }
 
+/// a + b for non-negative times (link latencies), Time::max() where the sum would overflow.
+constexpr Time saturating_add(Time a, Time b) noexcept { return a > Time::max() - b ? Time::max() : a + b; }
+
 }  // namespace collsim

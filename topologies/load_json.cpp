@@ -20,8 +20,8 @@ using detail::Reader;
 
 namespace {
 
-// The P2P level at /p2p_level and the routing at /routing, when the document has them.
-void read_p2p_level(const Reader& rd, const json& doc, Topology& topology) {
+// The machine-wide settings: the routing at /routing and the P2P level at /p2p_level, where given.
+void read_machine_settings(const Reader& rd, const json& doc, Topology& topology) {
   if (auto it = doc.find("routing"); it != doc.end()) {
     const json& v = *it;
     const auto routing = v.is_string() ? kRoutingNames.parse(v.get_ref<const std::string&>()) : std::nullopt;
@@ -132,7 +132,7 @@ Topology parse_topology_json(std::string_view text, std::string_view where, std:
       if (auto it = doc.find("description"); it != doc.end()) description = rd.string_at(*it, "/description", "a non-empty string");
       cluster = cluster.renamed(std::move(name), std::move(description));
     }
-    read_p2p_level(rd, doc, cluster);
+    read_machine_settings(rd, doc, cluster);
     return cluster;
   }
   rd.only_keys(doc, "", {"$schema", "name", "description", "nodes", "links", "params", "p2p_level", "routing"});
@@ -226,7 +226,7 @@ Topology parse_topology_json(std::string_view text, std::string_view where, std:
   if (auto it = doc.find("params"); it != doc.end()) params = detail::read_model_params(rd, *it, "/params", false);
   Topology topology(std::move(name), std::move(description), std::move(nodes), std::move(links), where);
   topology.set_params(std::move(params));
-  read_p2p_level(rd, doc, topology);
+  read_machine_settings(rd, doc, topology);
   return topology;
 }
 

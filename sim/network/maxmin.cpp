@@ -24,6 +24,7 @@ std::uint32_t MaxMinSolver::add_flow_over(std::span<const std::uint32_t> resourc
   for (std::size_t i = 0; i < resources.size(); ++i) {
     const double w = weights.empty() ? 1.0 : weights[i];
     flow_weights_.push_back(w);
+    weighted_ = weighted_ || w < 1.0;
   }
   flow_offsets_.push_back(static_cast<std::uint32_t>(flow_resources_.size()));
   flow_count_.push_back(count);
@@ -36,6 +37,7 @@ void MaxMinSolver::clear() noexcept {
   flow_resources_.clear();
   flow_count_.clear();
   flow_weights_.clear();
+  weighted_ = false;
 }
 
 std::vector<double> MaxMinSolver::solve() const {
@@ -58,7 +60,8 @@ void MaxMinSolver::solve_with(std::vector<double>& rate, Scratch& s) const {
   s.unfrozen_weight.assign(nres, 0.0);
   s.unfrozen_weighted.assign(nres, 0);
   s.fixed_weight.assign(nres, 0.0);
-  const auto weight = [&](std::size_t f, std::size_t i) { return flow_weights_[flow_offsets_[f] + i]; };
+  // Without sprayed flows (the usual case) every weight is 1 and none is read in the rounds.
+  const auto weight = [&](std::size_t f, std::size_t i) { return weighted_ ? flow_weights_[flow_offsets_[f] + i] : 1.0; };
   s.share.resize(nres);
   s.bottleneck.resize(nres);
   s.active.clear();

@@ -66,6 +66,7 @@ class MaxMinSolver {
   std::vector<std::uint32_t> flow_resources_;
   std::vector<std::uint32_t> flow_count_;  // flows in each class (1 for add_flow)
   std::vector<double> flow_weights_;       // parallel to flow_resources_
+  bool weighted_ = false;                  // some weight is below 1: the solver reads the weights
   Scratch scratch_;
 };
 

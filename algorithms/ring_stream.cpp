@@ -29,7 +29,8 @@ class RingStream final : public sched::OpStream {
     const std::uint32_t gather_step = reduce_ ? s - (n_ - 1) : s;
     std::int64_t c = reducing ? std::int64_t{r} - s : std::int64_t{r} - gather_step + 1;
     if (c < 0) c += n_;
-    return sched::StreamOp{r, next(r), header_.chunks[static_cast<sched::ChunkId>(c)].size, 0, s == 1 ? 0U : 1U};
+    return sched::StreamOp{r, next(r), header_.chunks[static_cast<sched::ChunkId>(c)].size, 0, s == 1 ? 0U : 1U,
+                          reducing};
   }
   void successors(sched::OpKey k, std::vector<sched::OpKey>& out) const override {
     const auto s = static_cast<std::uint32_t>(k >> 32);

@@ -279,9 +279,17 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
     rank_to_node.insert(rank_to_node.end(), fidelity.reduction_switches.begin(), fidelity.reduction_switches.end());
   std::string chunk_source = fit_chunk_size(algorithm, request, fidelity, options.chunk_size.has_value());
   const Bytes chunk = algorithm.pipelined ? request.chunk_size : 0;
-  if (ops != Ops::Materialised && algorithm.stream != nullptr && fidelity.channels == 1 && fidelity.slice == 0 &&
-      !fidelity.costs.per_op() && rank_to_node.size() == ranks) {
-    auto stream = algorithm.stream(request);
+  // A stream runs as generated: it has no slices, so it serves when slicing would cut nothing
+  // (every chunk at most a slice, e.g. ring at N = 4096 and 1 GiB: 256 KiB parts, NCCL's 1 MiB slice).
+  auto stream = ops != Ops::Materialised && algorithm.stream != nullptr && fidelity.channels == 1 &&
+                        rank_to_node.size() == ranks
+                    ? algorithm.stream(request)
+                    : nullptr;
+  if (stream && fidelity.slice != 0 &&
+      std::any_of(stream->header().chunks.begin(), stream->header().chunks.end(),
+                  [&](const sched::Chunk& c) { return c.size > fidelity.slice; }))
+    stream.reset();
+  if (stream) {
     sched::Schedule header = stream->header();
     Plan plan{std::move(header), std::move(rank_to_node), std::move(request), std::move(fidelity), chunk,
               std::move(chunk_source)};
@@ -384,6 +392,8 @@ Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::s
   run_options.paths = plan.paths;
   run_options.channel_copies = plan.channel_copies;
   run_options.stop = stop;
+  const sim::OpCostModel op_costs(topology, plan.rank_to_node, fidelity.costs);
+  run_options.op_costs = &op_costs;
   sim::Result result;
   const bool discarded = plan.schedule.header.size == 0 && fidelity.protocol.has_value();
   if (discarded) {
@@ -397,7 +407,6 @@ Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::s
   } else if (plan.stream) {
     result = sim::run(*plan.stream, run_topology, plan.rank_to_node, *network, run_options);
   } else {
-    run_options.op_delay = sim::op_delays(plan.schedule, topology, plan.rank_to_node, fidelity.costs, plan.paths);
     result = sim::run(plan.schedule, run_topology, plan.rank_to_node, *network, run_options);
   }
   sim::Summary summary =

@@ -91,8 +91,8 @@ void check_used_by(const AlgorithmOptions& options, const algo::AlgorithmInfo& a
 /// that fits), the default chunk is doubled until it fits. Its runs take their routes from `paths`
 /// when given.
 /// With Ops::OnDemand the plan takes the algorithm's stream instead of building its schedule when
-/// it has one and the run adds nothing per op: one channel, no slices, no protocol step latency
-/// or reduction cost (sim::op_delays would be empty). With Ops::TimesOnly the same, and a plan of
+/// it has one and the run is one channel whose slicing would cut nothing (no slice, or every chunk
+/// at most a slice); per-op costs are priced as ops start (sim::OpCostModel). With Ops::TimesOnly the same, and a plan of
 /// several channels folds its identical channels (Plan::channel_copies), for a network model that
 /// folds copies (net::network_folds_copies; the caller's to check): its runs give the full plan's times and traffic
 /// (tests/unit/folded_channels_test.cpp holds them to it op by op), in fewer events. The op

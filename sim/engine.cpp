@@ -64,7 +64,15 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
                                             dense ? "" : " generated on demand (delays need a materialised schedule)"));
   if (dense && nops > std::uint64_t{std::numeric_limits<net::TransferId>::max()})
     throw std::invalid_argument(fmt::format("engine: {} ops, more than transfer ids can number", nops));
-  const auto delay = [&](net::TransferId id) { return options.op_delay.empty() ? Time{0} : options.op_delay[id]; };
+  if (!options.op_delay.empty() && options.op_costs != nullptr)
+    throw std::invalid_argument("engine: op delays given both per op and by a cost model");
+  // Priced as ops start (op_costs), kept by transfer id while the op is in flight.
+  const bool priced = options.op_costs != nullptr && options.op_costs->any();
+  std::vector<Time> priced_delay;
+  const bool delays = priced || !options.op_delay.empty();
+  const auto delay = [&](net::TransferId id) {
+    return priced ? priced_delay[id] : options.op_delay.empty() ? Time{0} : options.op_delay[id];
+  };
   if (rank_to_gpu.size() != header.total_ranks())
     throw std::invalid_argument(fmt::format("engine: {} ranks mapped to nodes, the schedule has {}", rank_to_gpu.size(),
                                             header.total_ranks()));
@@ -137,24 +145,29 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
     if (dense) result.ops[key].ready = now;
     else slot_ready[t] = now;
     const std::uint32_t n = copies_of(op);
-    if (op.src == op.dst) {
+    const topo::Route* route =
+        op.src == op.dst ? nullptr : &routes.get(rank_to_gpu[op.src], rank_to_gpu[op.dst], op.channel);
+    if (priced) {
+      if (priced_delay.size() <= t) priced_delay.resize(dense ? nops : std::size_t{t} + 1);
+      priced_delay[t] = options.op_costs->delay(op.src, op.dst, op.bytes, op.reduce, route);
+    }
+    if (route == nullptr) {
       // A local op moves nothing over the network; it ends after its own cost, as an event (never
       // synchronously).
       end_op_at(checked_add(now, delay(t)), t);
       return;
     }
-    const topo::Route& route = routes.get(rank_to_gpu[op.src], rank_to_gpu[op.dst], op.channel);
     const Bytes moved = op.bytes * n;
     result.ranks[op.src].sent += moved;
     result.ranks[op.dst].received += moved;
-    if (route.link_share.empty()) {
-      for (topo::LinkId l : route.links) result.links[l].bytes += moved;
+    if (route->link_share.empty()) {
+      for (topo::LinkId l : route->links) result.links[l].bytes += moved;
     } else {  // sprayed: each parallel path carries its share
-      for (std::size_t i = 0; i < route.links.size(); ++i)
-        result.links[route.links[i]].bytes +=
-            static_cast<Bytes>(std::llround(static_cast<double>(moved) * route.link_share[i]));
+      for (std::size_t i = 0; i < route->links.size(); ++i)
+        result.links[route->links[i]].bytes +=
+            static_cast<Bytes>(std::llround(static_cast<double>(moved) * route->link_share[i]));
     }
-    network.start(now, t, route, op.bytes, op.channel, n, events);
+    network.start(now, t, *route, op.bytes, op.channel, n, events);
   };
 
   std::vector<sched::OpKey> next;
@@ -176,7 +189,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
     } else {
       network.wake(ev.time, ev.payload.token, events, finished);
       // Data that arrived still pays its op's own cost before the op ends.
-      if (!options.op_delay.empty()) std::erase_if(finished, [&](net::TransferId id) {
+      if (delays) std::erase_if(finished, [&](net::TransferId id) {
         if (delay(id) <= Time{0}) return false;
         end_op_at(checked_add(ev.time, delay(id)), id);
         return true;

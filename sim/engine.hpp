@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim/network/network_model.hpp"
+#include "sim/op_costs.hpp"
 #include "sim/schedule/op_stream.hpp"
 #include "sim/schedule/schedule.hpp"
 #include "topologies/routes.hpp"
@@ -71,6 +72,10 @@ struct RunOptions {
   /// By op id (only for a dense stream: a materialised schedule), or empty for none: time from the arrival of an op's data (a local op: from its
   /// start) to its end, e.g. a protocol's per-step latency plus the receiver's reduction.
   std::vector<Time> op_delay;
+  /// When not null (and op_delay empty), each op's delay as the model prices it when the op starts:
+  /// the same times as op_delay filled with OpCostModel::delay per op, so a stream that
+  /// is not materialised may have costs. Must outlive the run.
+  const OpCostModel* op_costs = nullptr;
   /// When not null, told when each transfer transmits (for timelines); must outlive the run.
   net::TransferObserver* observer = nullptr;
   /// When not null, told when each op ends; must outlive the run.
@@ -108,7 +113,8 @@ Result run(const sched::Schedule& schedule, const topo::Topology& topology, std:
 /// The same for ops produced on demand (sched::OpStream): at most the ops that are ready, in
 /// flight, or waiting for a second dependency are held at once. Transfers are numbered by op id for
 /// a dense stream and by a reused slot otherwise. Throws std::invalid_argument for op delays with
-/// a stream that is not dense, std::logic_error when fewer than stream.op_count() ops ran.
+/// a stream that is not dense (RunOptions::op_costs prices any stream) or for both op_delay and
+/// op_costs, std::logic_error when fewer than stream.op_count() ops ran.
 Result run(const sched::OpStream& stream, const topo::Topology& topology, std::span<const topo::NodeId> rank_to_gpu,
            net::NetworkModel& network, const RunOptions& options);
 

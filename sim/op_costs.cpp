@@ -47,30 +47,23 @@ std::optional<Bandwidth> reduce_bandwidth(const topo::Topology& topology, topo::
   return topo::default_reduce_bandwidth(n.model);
 }
 
-std::vector<Time> op_delays(const sched::Schedule& schedule, const topo::Topology& topology,
-                            std::span<const topo::NodeId> rank_to_node, const CostSettings& costs,
-                            topo::PathTable* paths) {
-  if (!costs.per_op()) return {};
-  const bool steps = std::any_of(costs.step_latency.begin(), costs.step_latency.end(), [](Time t) { return t > Time{0}; });
-  std::vector<std::optional<Bandwidth>> reduce_bw(rank_to_node.size());
-  if (costs.reduction_cost)
-    for (std::size_t r = 0; r < rank_to_node.size(); ++r) reduce_bw[r] = reduce_bandwidth(topology, rank_to_node[r]);
-  topo::RouteCache routes(topology, paths);
-  std::vector<Time> delay(schedule.ops.size(), Time{0});
-  bool any = false;
-  for (sched::OpId id = 0; id < schedule.ops.size(); ++id) {
-    const sched::Op& op = schedule.ops[id];
-    Time d{0};
-    if (op.src != op.dst && steps) {
-      const topo::Route& route = routes.get(rank_to_node[op.src], rank_to_node[op.dst], op.channel);
-      d += costs.step_latency[static_cast<std::size_t>(route_class(topology, route.links))];
-    }
-    if (op.combine == sched::Combine::Reduce && reduce_bw[op.dst]) d += transfer_time(schedule.op_bytes(id), *reduce_bw[op.dst]);
-    delay[id] = d;
-    any = any || d > Time{0};
+OpCostModel::OpCostModel(const topo::Topology& topology, std::span<const topo::NodeId> rank_to_node,
+                         const CostSettings& costs)
+    : topology_(topology), costs_(costs) {
+  steps_ = std::any_of(costs.step_latency.begin(), costs.step_latency.end(), [](Time t) { return t > Time{0}; });
+  reductions_ = costs.reduction_cost;
+  if (reductions_) {
+    reduce_bw_.resize(rank_to_node.size());
+    for (std::size_t r = 0; r < rank_to_node.size(); ++r) reduce_bw_[r] = reduce_bandwidth(topology, rank_to_node[r]);
   }
-  if (!any) delay.clear();
-  return delay;
+}
+
+Time OpCostModel::delay(sched::Rank src, sched::Rank dst, Bytes bytes, bool reduce, const topo::Route* route) const {
+  Time d{0};
+  if (src != dst && steps_ && route != nullptr)
+    d += costs_.step_latency[static_cast<std::size_t>(route_class(topology_, route->links))];
+  if (reduce && reductions_ && dst < reduce_bw_.size() && reduce_bw_[dst]) d += transfer_time(bytes, *reduce_bw_[dst]);
+  return d;
 }
 
 }  // namespace collsim::sim

@@ -3,7 +3,7 @@
 // received (DESIGN.md, "The engine and the network model").
 //
 // resolve_costs turns a topology's parameters (topologies/model_params.hpp) into the numbers a
-// run uses; op_delays turns them into the engine's per-op delays (engine.hpp, RunOptions). With no
+// run uses; OpCostModel prices each op for the engine (engine.hpp, RunOptions). With no
 // protocol and no reduction cost, nothing is added and the run is the ideal α-β model.
 #pragma once
 
@@ -35,7 +35,7 @@ struct CostSettings {
   /// True when the run is the ideal α-β model (nothing to add, no bandwidth lost).
   [[nodiscard]] bool ideal() const;
   /// True when ops may cost time of their own (a step latency or the reduction cost), which
-  /// op_delays() then gives per op; false when it would give none.
+  /// OpCostModel then prices per op; false when it would give none.
   [[nodiscard]] bool per_op() const;
 };
 
@@ -52,12 +52,27 @@ topo::LinkClass route_class(const topo::Topology& topology, std::span<const topo
 /// (gpu_models.hpp); nullopt when neither is known (then reductions there cost nothing).
 std::optional<Bandwidth> reduce_bandwidth(const topo::Topology& topology, topo::NodeId node);
 
-/// Per-op delays of `schedule` on `topology` (rank r on rank_to_node[r]) for `costs`: a transfer
-/// pays the step latency of its route's class, and a reduce (a transfer that adds, or a local
-/// add) pays its bytes / the receiving GPU's reduction bandwidth, rounded up to the picosecond.
-/// Empty when every delay would be 0. Routes come from `paths` when given (topo::PathTable).
-std::vector<Time> op_delays(const sched::Schedule& schedule, const topo::Topology& topology,
-                            std::span<const topo::NodeId> rank_to_node, const CostSettings& costs,
-                            topo::PathTable* paths = nullptr);
+/// The time an op costs of its own, once its data has arrived (a local op: from its start): a
+/// transfer pays the step latency of its route's class, and a reduce (a transfer that adds, or a
+/// local add) pays its bytes / the receiving GPU's reduction bandwidth, rounded up to the
+/// picosecond. The engine prices each op with it as the op starts (RunOptions::op_costs), for
+/// materialised schedules and ops generated on demand alike.
+class OpCostModel {
+ public:
+  /// Rank r runs on rank_to_node[r] of `topology`; `costs` must outlive the model.
+  OpCostModel(const topo::Topology& topology, std::span<const topo::NodeId> rank_to_node, const CostSettings& costs);
+  /// The delay of an op from rank `src` to rank `dst` (equal: a local op) of `bytes`, which adds
+  /// into the receiver's buffer when `reduce`; `route` is the transfer's route (unused for a local
+  /// op, which may pass null).
+  [[nodiscard]] Time delay(sched::Rank src, sched::Rank dst, Bytes bytes, bool reduce, const topo::Route* route) const;
+  /// True when some op may cost time of its own (CostSettings::per_op).
+  [[nodiscard]] bool any() const noexcept { return steps_ || reductions_; }
+
+ private:
+  const topo::Topology& topology_;
+  const CostSettings& costs_;
+  bool steps_ = false, reductions_ = false;
+  std::vector<std::optional<Bandwidth>> reduce_bw_;  // by rank, when reductions cost
+};
 
 }  // namespace collsim::sim

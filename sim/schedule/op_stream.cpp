@@ -24,7 +24,7 @@ StreamOp ScheduleStream::op(OpKey key) const {
   const auto id = static_cast<OpId>(key);
   const Op& o = schedule_.ops[id];
   return StreamOp{o.src, o.dst, schedule_.op_bytes(id), o.channel,
-                  schedule_.dep_offsets[id + 1] - schedule_.dep_offsets[id]};
+                  schedule_.dep_offsets[id + 1] - schedule_.dep_offsets[id], o.combine == Combine::Reduce};
 }
 
 void ScheduleStream::successors(OpKey key, std::vector<OpKey>& out) const {

@@ -22,13 +22,15 @@ namespace collsim::sched {
 using OpKey = std::uint64_t;
 
 /// One op as the engine sees it: `src` sends `bytes` to `dst` (src == dst: a local op) on
-/// `channel`, once `deps` ops that list it among their successors have finished.
+/// `channel`, once `deps` ops that list it among their successors have finished; `reduce` when
+/// the receiver adds what arrives (Combine::Reduce), which may cost it time (sim::OpCostModel).
 struct StreamOp {
   Rank src = 0;
   Rank dst = 0;
   Bytes bytes = 0;
   std::uint16_t channel = 0;
   std::uint32_t deps = 0;
+  bool reduce = false;
   friend bool operator==(const StreamOp&, const StreamOp&) = default;
 };
 

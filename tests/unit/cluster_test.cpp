@@ -8,6 +8,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "algorithms/registry.hpp"
+#include "run/plan.hpp"
 #include "tests/cli/cli_harness.hpp"
 #include "topologies/cluster.hpp"
 #include "topologies/load_json.hpp"
@@ -108,6 +110,39 @@ TEST_CASE("a ring all-reduce across a 1:1 rail cluster of 4 DGX H100 is bound by
   CHECK(j["ranks"] == 32);
   CHECK(j["busbw_GBps"].get<double>() <= 8 * 50 * 0.94);
   CHECK(j["busbw_GBps"].get<double>() >= 0.95 * 8 * 50 * 0.94);
+}
+
+TEST_CASE("ring across a cluster with NCCL's costs runs on demand, with the materialised ring's times and traffic",
+          "[cluster][cli][stream]") {
+  // 64 ranks of 1 MiB: 16 KiB parts, under the simple protocol's slice, so the run is generated on
+  // demand (peak ops held <= N), and --verify (which materialises the schedule) gives the same
+  // time, traffic and events: the op costs (step latencies by link class, reductions) are priced
+  // the same way in both.
+  const std::vector<std::string> args{"--node", "dgx-h100", "--nodes", "8", "--fabric", "rail", "--algorithm", "ring",
+                                      "--channels", "1", "--size", "1M", "--protocol", "simple"};
+  const auto lazy = simulate_json(args);
+  auto verified_args = args;
+  verified_args.push_back("--verify");
+  const auto built = simulate_json(verified_args);
+  CHECK(lazy["time_us"] == built["time_us"]);
+  CHECK(lazy["events"] == built["events"]);
+  CHECK(lazy["links"] == built["links"]);
+  // The plan behind it: a stream, holding at most one op per rank, with costs on every op.
+  ClusterSpec spec;
+  spec.nodes = 8;
+  spec.fabric = ClusterFabric::Rail;
+  const Topology cluster = collsim::topo::generate_cluster(collsim::topo::load_topology("dgx-h100"), spec);
+  collsim::run::ModelOptions model;
+  model.protocol = collsim::topo::ProtocolChoice::Simple;
+  model.channels = 1;
+  const auto& ring = collsim::algo::builtin_registry().find(collsim::sched::Collective::AllReduce, "ring");
+  const auto plan = collsim::run::build_plan(ring, cluster, 64, {}, collsim::Bytes{1} << 20, 4, model,
+                                             collsim::run::Ops::OnDemand);
+  REQUIRE(plan.stream != nullptr);
+  CHECK(plan.fidelity.costs.per_op());
+  const auto run = collsim::run::simulate_plan(plan, cluster, "flow");
+  CHECK(run.result.peak_ops_held <= 64);
+  CHECK(run.summary.time.count() == lazy["time_ps"].get<std::int64_t>());
 }
 
 TEST_CASE("a topology file's cluster object is the flags' cluster, and every key the schema lists loads", "[cluster][schema]") {

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <functional>
+#include <optional>
 #include <map>
 #include <tuple>
 
@@ -11,6 +12,7 @@
 #include "sim/engine.hpp"
 #include "sim/network/fifo_link_model.hpp"
 #include "sim/network/flow_model.hpp"
+#include "topologies/cluster.hpp"
 #include "topologies/generate.hpp"
 #include "topologies/load_json.hpp"
 
@@ -35,7 +37,7 @@ const Time kLat{1'000'000};            // 1 us
 // Runs `stream` and the materialised `schedule` on `topology` with the network model `model` and
 // checks that they agree on everything a run reports.
 void check_same_run(const sched::OpStream& stream, const sched::Schedule& schedule, const topo::Topology& topology,
-                    std::string_view model) {
+                    std::string_view model, const sim::CostSettings* costs = nullptr) {
   const std::vector<topo::NodeId> gpus(topology.gpus().begin(), topology.gpus().begin() + schedule.header.nranks);
   const auto lazy_net = net::make_network_model(model, topology);
   const auto built_net = net::make_network_model(model, topology);
@@ -51,6 +53,19 @@ void check_same_run(const sched::OpStream& stream, const sched::Schedule& schedu
   sim::RunOptions lazy_options, built_options;
   lazy_options.op_observer = &lazy;
   built_options.op_observer = &built;
+  // Costs: the stream's priced by the model as its ops start, the schedule's given per op up front.
+  std::optional<sim::OpCostModel> priced;
+  if (costs) {
+    priced.emplace(topology, gpus, *costs);
+    lazy_options.op_costs = &*priced;
+    topo::RouteCache routes(topology);
+    for (sched::OpId i = 0; i < schedule.ops.size(); ++i) {
+      const auto& op = schedule.ops[i];
+      built_options.op_delay.push_back(priced->delay(
+          op.src, op.dst, schedule.op_bytes(i), op.combine == sched::Combine::Reduce,
+          op.src == op.dst ? nullptr : &routes.get(gpus[op.src], gpus[op.dst], op.channel)));
+    }
+  }
   const auto a = sim::run(stream, topology, gpus, *lazy_net, lazy_options);
   const auto b = sim::run(schedule, topology, gpus, *built_net, built_options);
   CHECK(a.ops.empty());  // nothing per op is kept for a stream
@@ -103,7 +118,7 @@ TEST_CASE("ring all-reduce, reduce-scatter and all-gather on demand are the mate
         const sched::Op& op = schedule.ops[i];
         const auto s = stream->op((sched::OpKey{op.step} << 32) | op.src);
         CHECK(s == sched::StreamOp{op.src, op.dst, schedule.op_bytes(i), op.channel,
-                                   schedule.deps_of(i).empty() ? 0U : 1U});
+                                   schedule.deps_of(i).empty() ? 0U : 1U, op.combine == sched::Combine::Reduce});
       }
       for (const auto fabric : {topo::Fabric::Switch, topo::Fabric::Ring})
         for (const std::string_view model : {"flow", "fifo"}) {
@@ -132,6 +147,49 @@ TEST_CASE("ring all-reduce on demand equals the closed form 2(N-1)(2a + ceil(S/N
   CHECK(result.peak_ops_held <= 512);
   CHECK(result.peak_ops_held >= 256);
   for (const auto& r : result.ranks) CHECK(r.sent == 2 * 511 * (Bytes{1} << 21));
+}
+
+TEST_CASE("ring on demand with a protocol's step latencies and reduction costs is the materialised ring with "
+          "its per-op delays, op for op",
+          "[stream]") {
+  // Two DGX H100 on a rail fabric: NVLink steps inside a host and network steps between them have
+  // different latencies (NCCL's simple protocol, model_params), and every reduce-scatter op costs
+  // its bytes at the H100's reduction bandwidth. Hand-set costs, so the test does not depend on
+  // the bundled parameters: 1 us per NVLink step, 5 us per network step, 1 TB/s reductions.
+  const auto registry = algo::builtin_registry();
+  topo::ClusterSpec spec;
+  spec.nodes = 2;
+  spec.fabric = topo::ClusterFabric::Rail;
+  const topo::Topology topology = topo::generate_cluster(topo::load_topology("dgx-h100"), spec);
+  sim::CostSettings costs;
+  costs.protocol = topo::Protocol::Simple;
+  costs.step_latency = {Time{1'000'000}, Time{3'000'000}, Time{5'000'000}};
+  costs.reduction_cost = true;
+  for (const auto collective : {sched::Collective::AllReduce, sched::Collective::ReduceScatter,
+                                sched::Collective::AllGather})
+    for (const Bytes size : {Bytes{24}, (Bytes{1} << 20) + 3}) {
+      INFO(sched::collective_name(collective) << ", S = " << size);
+      algo::Request request;
+      request.collective = collective;
+      request.nranks = 16;
+      request.size = size;
+      const auto& ring = registry.find(collective, "ring");
+      check_same_run(*ring.stream(request), ring.build(request), topology, "flow", &costs);
+    }
+  // The costs are not lost: the same ring without them ends earlier by at least its 2(N-1) steps'
+  // latencies, most of them NVLink steps (1 us).
+  algo::Request request;
+  request.nranks = 16;
+  request.size = Bytes{1} << 20;
+  const auto stream = registry.find(sched::Collective::AllReduce, "ring").stream(request);
+  const std::vector<topo::NodeId> gpus(topology.gpus().begin(), topology.gpus().begin() + 16);
+  const sim::OpCostModel model(topology, gpus, costs);
+  sim::RunOptions options;
+  options.op_costs = &model;
+  net::FlowModel with_net(topology), without_net(topology);
+  const auto with = sim::run(*stream, topology, gpus, with_net, options);
+  const auto without = sim::run(*stream, topology, gpus, without_net, {});
+  CHECK(with.makespan - without.makespan >= Time{2 * 15 * 1'000'000});
 }
 
 TEST_CASE("a stream that is not a materialised schedule takes no per-op delays", "[stream]") {

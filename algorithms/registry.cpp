@@ -28,6 +28,7 @@
 #include "algorithms/tree_allreduce.hpp"
 #include "algorithms/tree_broadcast.hpp"
 #include "algorithms/tree_reduce.hpp"
+#include "algorithms/tree_stream.hpp"
 
 #include <algorithm>
 
@@ -158,7 +159,8 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 .description = "NCCL's binary tree (ncclGetBtree): pipelined reduce to rank 0 then broadcast, 2ceil(log2 N)+C-1 steps",
                 .build = &build_tree_allreduce, .steps = "2ceil(log2 N) + C-1", .bytes_per_rank = "3S (N >= 4)",
                 .options = "C = ceil(S / --chunk-size)", .closed_form = "2D(a + c/B) + (C-1)c/B, D = ceil(log2 N)",
-                .closed_form_time = &tree_closed_form_time, .pipelined = true, .family = NcclFamily::Tree});
+                .stream = &stream_tree_allreduce, .closed_form_time = &tree_closed_form_time, .pipelined = true,
+                .family = NcclFamily::Tree});
   registry.add({.name = "tree", .collective = Collective::Reduce,
                 .description = "NCCL's binary tree (ncclGetBtree) rooted at the root: pipelined reduce, ceil(log2 N)+C-1 steps",
                 .build = &build_tree_reduce, .steps = "ceil(log2 N) + C-1", .bytes_per_rank = "S",
@@ -176,7 +178,8 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 .build = &build_double_tree_allreduce, .steps = "2ceil(log2 N) + ceil(C/2)-1",
                 .bytes_per_rank = "2S (N >= 4)", .options = "C = ceil(S / --chunk-size)",
                 .closed_form = "max(each tree: 2D(a + c/B) + (C'-1)c/B, C' chunks of S/2; a + busiest shared link)",
-                .closed_form_time = &double_tree_closed_form_time, .pipelined = true, .family = NcclFamily::Tree});
+                .stream = &stream_double_tree_allreduce, .closed_form_time = &double_tree_closed_form_time,
+                .pipelined = true, .family = NcclFamily::Tree});
   registry.add({.name = "nccl-tree", .collective = Collective::AllReduce,
                 .description = "NCCL's tree as NCCL builds it (connect.cc, trees.cc): a chain in each host, a double binary "
                                "tree across hosts, half the buffer on each, 2D+ceil(C/2)-1 steps",
@@ -185,7 +188,8 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 .options = "C = ceil(S / --chunk-size); K hosts of L ranks (topology \"host\" keys, --nodes K), one host "
                            "without them",
                 .closed_form = "one host: max(2(N-1)(a + c/B) + (C'-1)c/B, a + C*c/B), both halves on one chain",
-                .closed_form_time = &nccl_tree_closed_form_time, .pipelined = true, .uses_hosts = true,
+                .stream = &stream_nccl_tree_allreduce, .closed_form_time = &nccl_tree_closed_form_time,
+                .pipelined = true, .uses_hosts = true,
                 .family = NcclFamily::Tree, .nccl_default = true});
   registry.add({.name = "nvls", .collective = Collective::AllReduce,
                 .description = "NVLink SHARP (NCCL's NVLS): the NVSwitch adds each GPU's part and multicasts the sum, "

@@ -86,11 +86,16 @@ std::uint32_t tree_flow_steps(TreeFlow flow, std::uint32_t height, std::uint32_t
   return (flow == TreeFlow::AllReduce ? 2 * height : height) + chunks - 1;
 }
 
+std::vector<sched::Phase> allreduce_phases(std::uint32_t height, std::uint32_t chunks) {
+  if (height == 0) return {};
+  std::vector<sched::Phase> phases{{"reduce", 1, height}};
+  if (chunks > 1) phases.push_back({"reduce + broadcast", height + 1, height + chunks - 1});
+  phases.push_back({"broadcast", height + chunks, 2 * height + chunks - 1});
+  return phases;
+}
+
 void add_allreduce_phases(sched::ScheduleBuilder& b, std::uint32_t height, std::uint32_t chunks) {
-  if (height == 0) return;
-  b.add_phase("reduce", 1, height);
-  if (chunks > 1) b.add_phase("reduce + broadcast", height + 1, height + chunks - 1);
-  b.add_phase("broadcast", height + chunks, 2 * height + chunks - 1);
+  for (auto& p : allreduce_phases(height, chunks)) b.add_phase(std::move(p.name), p.first_step, p.last_step);
 }
 
 sched::Schedule build_one_tree(const Request& request, sched::Collective collective, const Tree& tree, TreeFlow flow) {
@@ -105,18 +110,25 @@ sched::Schedule build_one_tree(const Request& request, sched::Collective collect
   return std::move(b).build("tree");
 }
 
-sched::Schedule build_tree_pair(const Request& request, const Tree& first, const Tree& second,
-                                std::string algorithm) {
+std::vector<sched::Chunk> tree_pair_chunks(const Request& request, bool scratch, sched::ChunkId& first_count,
+                                           sched::ChunkId& total) {
   const auto halves = split_parts(request, 2);
   // The unit is decided by S, not by each half: an S of bytes stays bytes even where a half
   // happens to be a whole number of elements.
   const Bytes unit = sched::cut_unit(request.size, request.element_size);
   auto chunks = pipeline_chunks(0, halves[0].size, request.chunk_size, unit);
-  const auto count0 = static_cast<sched::ChunkId>(chunks.size());
+  first_count = static_cast<sched::ChunkId>(chunks.size());
   const auto rest = pipeline_chunks(halves[1].offset, halves[1].size, request.chunk_size, unit);
   chunks.insert(chunks.end(), rest.begin(), rest.end());
-  const auto total = static_cast<sched::ChunkId>(chunks.size());
-  if (needs_scratch(first) || needs_scratch(second)) add_scratch_chunks(chunks);
+  total = static_cast<sched::ChunkId>(chunks.size());
+  if (scratch) add_scratch_chunks(chunks);
+  return chunks;
+}
+
+sched::Schedule build_tree_pair(const Request& request, const Tree& first, const Tree& second,
+                                std::string algorithm) {
+  sched::ChunkId count0 = 0, total = 0;
+  auto chunks = tree_pair_chunks(request, needs_scratch(first) || needs_scratch(second), count0, total);
   sched::ScheduleBuilder b(schedule_header(request, sched::Collective::AllReduce), std::move(chunks));
   emit_tree_flow(b, first, TreeFlow::AllReduce, TreeShare{0, count0, total, 0});
   emit_tree_flow(b, second, TreeFlow::AllReduce, TreeShare{count0, total - count0, total, 1});

@@ -78,6 +78,15 @@ sched::Schedule build_tree_pair(const Request& request, const Tree& first, const
 /// Names the steps of a pipelined tree all-reduce: "reduce" (1..D, only chunks going up),
 /// "reduce + broadcast" (D+1..D+C-1, both ways, when C > 1) and "broadcast" (D+C..2D+C-1).
 /// Nothing when height is 0.
+std::vector<sched::Phase> allreduce_phases(std::uint32_t height, std::uint32_t chunks);
+
+/// Adds allreduce_phases(height, chunks) to `b`.
 void add_allreduce_phases(sched::ScheduleBuilder& b, std::uint32_t height, std::uint32_t chunks);
+
+/// The chunks of build_tree_pair's buffer: the first half (split_parts(request, 2)) in pipeline
+/// chunks, then the second half's, then one scratch chunk per chunk when `scratch`. Sets `first_count`
+/// to the first half's chunk count and `total` to both halves'.
+std::vector<sched::Chunk> tree_pair_chunks(const Request& request, bool scratch, sched::ChunkId& first_count,
+                                           sched::ChunkId& total);
 
 }  // namespace collsim::algo

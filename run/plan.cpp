@@ -277,10 +277,10 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
   // NVLS, NVLSTree: the schedule's helpers are the switches that reduce (resolve_fidelity found them).
   if (algorithm.switch_reduction)
     rank_to_node.insert(rank_to_node.end(), fidelity.reduction_switches.begin(), fidelity.reduction_switches.end());
-  std::string chunk_source = fit_chunk_size(algorithm, request, fidelity, options.chunk_size.has_value());
-  const Bytes chunk = algorithm.pipelined ? request.chunk_size : 0;
   // A stream runs as generated: it has no slices, so it serves when slicing would cut nothing
-  // (every chunk at most a slice, e.g. ring at N = 4096 and 1 GiB: 256 KiB parts, NCCL's 1 MiB slice).
+  // (every chunk at most a slice, e.g. ring at N = 4096 and 1 GiB: 256 KiB parts, NCCL's 1 MiB
+  // slice). It holds O(N + ops in flight), so no op budget applies: its pipeline chunk stays the
+  // one asked for (issue 18 item 3).
   auto stream = ops != Ops::Materialised && algorithm.stream != nullptr && fidelity.channels == 1 &&
                         rank_to_node.size() == ranks
                     ? algorithm.stream(request)
@@ -289,6 +289,9 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
       std::any_of(stream->header().chunks.begin(), stream->header().chunks.end(),
                   [&](const sched::Chunk& c) { return c.size > fidelity.slice; }))
     stream.reset();
+  std::string chunk_source = stream ? (options.chunk_size ? "--chunk-size" : "default")
+                                    : fit_chunk_size(algorithm, request, fidelity, options.chunk_size.has_value());
+  const Bytes chunk = algorithm.pipelined ? request.chunk_size : 0;
   if (stream) {
     sched::Schedule header = stream->header();
     Plan plan{std::move(header), std::move(rank_to_node), std::move(request), std::move(fidelity), chunk,

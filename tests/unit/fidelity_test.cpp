@@ -475,25 +475,36 @@ TEST_CASE("a default slice is doubled until the run fits --max-ops, --slice past
 
 TEST_CASE("a pipelined algorithm's default chunk grows to fit --max-ops, --chunk-size past it is refused",
           "[fidelity][budget]") {
-  // Tree all-reduce on 4 GPUs: 7 ops per pipeline chunk (2(N-1) sends and the reduce of the two
-  // children's shares at the inner rank; tree_allreduce.hpp). 1 GiB in the default 512 KiB chunks
-  // is 2048 chunks, 14336 ops; with 1000 allowed, chunks must number at most 142, so the chunk
-  // doubles to 8 MiB (128 chunks, 896 ops; 4 MiB gives 256 chunks, 1792 ops).
-  const std::vector<std::string> base{"--gpus", "4", "--fabric", "switch", "--algorithm", "tree", "--size", "1G"};
+  // Tree broadcast on 4 GPUs (materialised: it has no stream): N-1 = 3 sends per pipeline chunk
+  // (tree_broadcast.hpp). 1 GiB in the default 512 KiB chunks is 2048 chunks, 6144 ops; with 1000
+  // allowed, chunks must number at most 333, so the chunk doubles to 4 MiB (256 chunks, 768 ops;
+  // 2 MiB gives 512 chunks, 1536 ops).
+  const std::vector<std::string> base{"--gpus", "4", "--fabric", "switch", "--collective", "broadcast",
+                                      "--algorithm", "tree", "--size", "1G"};
   const auto raised = simulate_json(with(base, {"--max-ops", "1000"}));
-  CHECK(raised["chunk_bytes"] == 8 * 1048576);
+  CHECK(raised["chunk_bytes"] == 4 * 1048576);
   CHECK_THAT(raised["chunk_source"].get<std::string>(),
              Catch::Contains("default 512 KiB, raised to stay within --max-ops 1000"));
-  CHECK(simulate_json(with(base, {"--chunk-size", "8M"}))["time_us"] == raised["time_us"]);
+  CHECK(simulate_json(with(base, {"--chunk-size", "4M"}))["time_us"] == raised["time_us"]);
   CHECK(simulate_json(base)["chunk_bytes"] == 512 * 1024);
   CHECK(simulate_json({"--gpus", "4", "--fabric", "switch", "--size", "1G"})["chunk_bytes"] == 0);  // ring: none
 
-  // 1 B chunks of 1 MiB: whole float32 elements, 262144 chunks of 7 ops; 1000 ops allow 142
-  // chunks, hence 8 KiB (128 chunks).
-  check_bad_input({"simulate", "--gpus", "4", "--fabric", "switch", "--algorithm", "tree", "--size", "1M",
-                   "--chunk-size", "1", "--max-ops", "1000"},
-                  "--chunk-size: 1 B cuts tree allreduce of 1 MiB into 1835008 ops");
-  check_bad_input({"simulate", "--gpus", "4", "--fabric", "switch", "--algorithm", "tree", "--size", "1M",
-                   "--chunk-size", "1", "--max-ops", "1000"},
-                  "expected --chunk-size 8 KiB or more");
+  // 1 B chunks of 1 MiB: whole float32 elements, 262144 chunks of 3 ops; 1000 ops allow 333
+  // chunks, hence 4 KiB (256 chunks).
+  const std::vector<std::string> tiny{"simulate", "--gpus", "4", "--fabric", "switch", "--collective", "broadcast",
+                                      "--algorithm", "tree", "--size", "1M", "--chunk-size", "1", "--max-ops", "1000"};
+  check_bad_input(tiny, "--chunk-size: 1 B cuts tree broadcast of 1 MiB into 786432 ops");
+  check_bad_input(tiny, "expected --chunk-size 4 KiB or more");
+}
+
+TEST_CASE("tree all-reduce generated on demand keeps its pipeline chunk whatever the op budget", "[fidelity][budget][stream]") {
+  // Issue 18 item 3: a stream holds O(N + ops in flight), so --max-ops no longer coarsens its
+  // pipeline (1 GiB on 4 GPUs: 2048 chunks of 512 KiB, 14336 ops, against 1000 allowed). The
+  // materialised schedule (--verify) with the same chunk, within the default budget, gives the
+  // same time.
+  const std::vector<std::string> base{"--gpus", "4", "--fabric", "switch", "--algorithm", "tree", "--size", "1G"};
+  const auto streamed = simulate_json(with(base, {"--max-ops", "1000"}));
+  CHECK(streamed["chunk_bytes"] == 512 * 1024);
+  CHECK(streamed["chunk_source"] == "default");
+  CHECK(simulate_json(with(base, {"--verify"}))["time_ps"] == streamed["time_ps"]);
 }

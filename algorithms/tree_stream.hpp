@@ -1,0 +1,40 @@
+// Pipelined tree all-reduce on demand (sched::OpStream): the ops of tree_pipeline.hpp's
+// emit_tree_flow over one tree (tree) or two side by side (double-tree, nccl-tree), generated as
+// the engine asks for them, so a run holds O(N + ops in flight) and keeps its pipeline chunk at
+// any N (issue 18 item 3: 16,384 ranks with 512 KiB chunks).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "algorithms/nccl_trees.hpp"
+#include "algorithms/registry.hpp"
+
+namespace collsim::algo {
+
+/// The stream of build_one_tree(request, AllReduce, trees[0], TreeFlow::AllReduce) (one tree), or
+/// of build_tree_pair(request, trees[0], trees[1], algorithm) (two): the same header, chunks and
+/// ops. Per pipeline chunk and tree, a rank's ops are its add of the second child's scratch chunk
+/// (two children), its send up (not the root), and its sends down to each child. Each waits for
+/// the ops the builder's data-flow rules give it, transitively reduced (the builder's extra edges
+/// are implied: an op waits for them through the ones kept):
+///   add(r)      <- up(child 0), up(child 1)
+///   up(r)       <- add(r) (two children), up(child 0) (one), nothing (a leaf)
+///   down(r, x)  <- what last wrote r's chunk (down(parent, r); at the root add(root), or up(its
+///                  only child)) and up(x), which read x's chunk before it is overwritten
+/// Successors come in the builder's op order (all sends up of a chunk before its sends down), so
+/// the engine starts ops in the order it starts the materialised schedule's (tests/unit/
+/// tree_stream_test.cpp checks every op's times). Every leaf's send of every chunk has no
+/// dependency: they wait on their connection, as in the materialised run.
+/// Preconditions: 1 or 2 trees, each over request.nranks ranks, N < 2^29; throws
+/// std::invalid_argument otherwise, and as pipeline_chunks does.
+std::unique_ptr<sched::OpStream> make_tree_allreduce_stream(const Request& request, std::vector<Tree> trees,
+                                                            std::string algorithm);
+
+/// Registry entries (tree, double-tree and nccl-tree all-reduce on demand).
+std::unique_ptr<sched::OpStream> stream_tree_allreduce(const Request& request);
+std::unique_ptr<sched::OpStream> stream_double_tree_allreduce(const Request& request);
+std::unique_ptr<sched::OpStream> stream_nccl_tree_allreduce(const Request& request);
+
+}  // namespace collsim::algo

@@ -49,7 +49,7 @@ std::optional<Bandwidth> reduce_bandwidth(const topo::Topology& topology, topo::
 
 OpCostModel::OpCostModel(const topo::Topology& topology, std::span<const topo::NodeId> rank_to_node,
                          const CostSettings& costs)
-    : topology_(topology), costs_(costs) {
+    : costs_(costs) {
   steps_ = std::any_of(costs.step_latency.begin(), costs.step_latency.end(), [](Time t) { return t > Time{0}; });
   reductions_ = costs.reduction_cost;
   if (reductions_) {
@@ -61,7 +61,7 @@ OpCostModel::OpCostModel(const topo::Topology& topology, std::span<const topo::N
 Time OpCostModel::delay(sched::Rank src, sched::Rank dst, Bytes bytes, bool reduce, const topo::Route* route) const {
   Time d{0};
   if (src != dst && steps_ && route != nullptr)
-    d += costs_.step_latency[static_cast<std::size_t>(route_class(topology_, route->links))];
+    d += costs_.step_latency[static_cast<std::size_t>(route->link_class)];
   if (reduce && reductions_ && dst < reduce_bw_.size() && reduce_bw_[dst]) d += transfer_time(bytes, *reduce_bw_[dst]);
   return d;
 }

@@ -69,7 +69,6 @@ class OpCostModel {
   [[nodiscard]] bool any() const noexcept { return steps_ || reductions_; }
 
  private:
-  const topo::Topology& topology_;
   const CostSettings& costs_;
   bool steps_ = false, reductions_ = false;
   std::vector<std::optional<Bandwidth>> reduce_bw_;  // by rank, when reductions cost

@@ -124,6 +124,8 @@ void RouteCache::complete(Route& r) const {
   r.bottleneck = Bandwidth{std::numeric_limits<std::uint64_t>::max()};
   r.resources.clear();
   r.resource_share.clear();
+  r.link_class = LinkClass::NvLink;
+  for (LinkId id : r.links) r.link_class = std::max(r.link_class, topo::link_class(topology_.link(id).type));
   if (r.link_share.empty()) {
     for (LinkId id : r.links) {
       const Link& l = topology_.link(id);

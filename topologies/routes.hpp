@@ -19,6 +19,9 @@ struct Route {
   /// The capacities (Link::resource) the path draws on, ascending and distinct: computed once here
   /// so a network model does not rebuild them per transfer.
   std::vector<std::uint32_t> resources;
+  /// Its class for NCCL's latencies: network if any link is network-class, else PCIe if any is,
+  /// else NVLink (an empty route: NVLink). Computed once here, read per op by sim::OpCostModel.
+  LinkClass link_class = LinkClass::NvLink;
   /// Under ECMP: some switch on it has another next hop at equal cost, so other channels between
   /// the same two nodes may take other links (RouteCache::get).
   bool multipath = false;

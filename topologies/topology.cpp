@@ -208,21 +208,35 @@ std::vector<LinkId> Topology::shortest_route(NodeId from, NodeId to) const {
           return inf;
         return Cost{1, l.latency.count()};
       });
-  boost::dijkstra_shortest_paths(
-      g, from,
-      boost::predecessor_map(boost::make_iterator_property_map(pred.begin(), index))
-          .distance_map(boost::make_iterator_property_map(dist.begin(), index))
-          .weight_map(weight)
-          .distance_compare(std::less<Cost>())
-          .distance_combine([inf](const Cost& a, const Cost& b) {
-            if (a == inf || b == inf) return inf;
-            // Latencies are not negative, but two of up to 2^63-1 ps overflow: the sum saturates,
-            // so such a route counts as the slowest instead of wrapping to a fast one.
-            const std::int64_t latency = b.second > inf.second - a.second ? inf.second : a.second + b.second;
-            return Cost{a.first + b.first, latency};
-          })
-          .distance_inf(inf)
-          .distance_zero(Cost{0, 0}));
+  // The search stops once `to` is settled: its distance and predecessor are final then (no later
+  // relaxation is strictly shorter), so the route is the full search's, without visiting the rest
+  // of a 16,384-GPU cluster for every pair.
+  struct Settled {};
+  struct StopAt : boost::default_dijkstra_visitor {
+    Graph::G::vertex_descriptor target;
+    void examine_vertex(Graph::G::vertex_descriptor v, const Graph::G&) const {
+      if (v == target) throw Settled{};
+    }
+  };
+  try {
+    boost::dijkstra_shortest_paths(
+        g, from,
+        boost::predecessor_map(boost::make_iterator_property_map(pred.begin(), index))
+            .distance_map(boost::make_iterator_property_map(dist.begin(), index))
+            .weight_map(weight)
+            .distance_compare(std::less<Cost>())
+            .distance_combine([inf](const Cost& a, const Cost& b) {
+              if (a == inf || b == inf) return inf;
+              // Latencies are not negative, but two of up to 2^63-1 ps overflow: the sum saturates,
+              // so such a route counts as the slowest instead of wrapping to a fast one.
+              const std::int64_t latency = b.second > inf.second - a.second ? inf.second : a.second + b.second;
+              return Cost{a.first + b.first, latency};
+            })
+            .distance_inf(inf)
+            .distance_zero(Cost{0, 0})
+            .visitor(StopAt{{}, static_cast<Graph::G::vertex_descriptor>(to)}));
+  } catch (const Settled&) {
+  }
   if (dist[to] == inf)
     throw TopologyError(fmt::format("{}: no route from \"{}\" to \"{}\"", name_, nodes_[from].id, nodes_[to].id));
 

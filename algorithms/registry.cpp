@@ -6,6 +6,7 @@
 #include "algorithms/double_tree_allreduce.hpp"
 #include "algorithms/halving_doubling_allgather.hpp"
 #include "algorithms/halving_doubling_allreduce.hpp"
+#include "algorithms/halving_doubling_stream.hpp"
 #include "algorithms/halving_doubling_reduce_scatter.hpp"
 #include "algorithms/hierarchical_allreduce.hpp"
 #include "algorithms/nccl_tree_allreduce.hpp"
@@ -215,7 +216,7 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                                "(Thakur, Rabenseifner & Gropp 2005)",
                 .build = &build_halving_doubling_allreduce, .steps = "2log2 N (+2 if N is not a power of 2)",
                 .bytes_per_rank = "2(N-1)/N*S (N a power of 2)", .closed_form = "2log2(N)a + 2(N-1)P/B",
-                .closed_form_time = &halving_doubling_closed_form_time});
+                .stream = &stream_halving_doubling_allreduce, .closed_form_time = &halving_doubling_closed_form_time});
   registry.add({.name = "halving-doubling", .collective = Collective::ReduceScatter,
                 .description = "recursive halving, log2 N steps (Thakur, Rabenseifner & Gropp 2005)",
                 .build = &build_halving_doubling_reduce_scatter, .steps = "log2 N (+2 if N is not a power of 2)",

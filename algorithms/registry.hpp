@@ -93,7 +93,8 @@ struct AlgorithmInfo {
   /// Its closed-form α-β time as a formula (closed_form.hpp; a = α, B, P = ceil(S/N), ...), or "".
   std::string_view closed_form = {};
   /// The same schedule generated on demand (sched::OpStream; O(N) memory), or null when the
-  /// algorithm only materialises. Its dependency graph has the transitive closure of build()'s, so
+  /// algorithm only materialises; it may itself return null for a request it does not stream
+  /// (halving-doubling: N not a power of two), which then materialises. Its dependency graph has the transitive closure of build()'s, so
   /// both give the same times (tests/unit/op_stream_test.cpp checks it per algorithm).
   std::unique_ptr<sched::OpStream> (*stream)(const Request&) = nullptr;
   /// Its closed-form time for a request (of this entry's collective) on a fabric, or nullopt where

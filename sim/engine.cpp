@@ -202,23 +202,31 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
       if (dense) result.ops[key].finish = ev.time;
       if (options.op_observer) options.op_observer->op_done(key, dense ? result.ops[key].ready : slot_ready[t], ev.time);
       result.makespan = std::max(result.makespan, ev.time);
+      // Successors in order; a join that completes puts its own successors in its place (a
+      // stack of what is left to visit, most recent first).
       next.clear();
       stream.successors(key, next);
-      for (sched::OpKey k : next) {
+      std::reverse(next.begin(), next.end());
+      while (!next.empty()) {
+        const sched::OpKey k = next.back();
+        next.pop_back();
         if (dense) {
           if (--pending[k] == 0) launch(k, stream.op(k), ev.time);
           continue;
         }
         const sched::StreamOp op = stream.op(k);
-        if (op.deps <= 1) {
+        if (op.deps > 1) {
+          const auto it = waiting.try_emplace(k, op.deps).first;
+          if (--it->second != 0) continue;
+          waiting.erase(it);
+        }
+        if (!op.join) {
           launch(k, op, ev.time);
           continue;
         }
-        const auto it = waiting.try_emplace(k, op.deps).first;
-        if (--it->second == 0) {
-          waiting.erase(it);
-          launch(k, op, ev.time);
-        }
+        const std::size_t base = next.size();
+        stream.successors(k, next);
+        std::reverse(next.begin() + static_cast<std::ptrdiff_t>(base), next.end());
       }
     }
   }

@@ -24,6 +24,11 @@ using OpKey = std::uint64_t;
 /// One op as the engine sees it: `src` sends `bytes` to `dst` (src == dst: a local op) on
 /// `channel`, once `deps` ops that list it among their successors have finished; `reduce` when
 /// the receiver adds what arrives (Combine::Reduce), which may cost it time (sim::OpCostModel).
+/// A `join` moves nothing and is not counted among the stream's ops: it stands for the edges from
+/// each of its dependencies to each of its successors (a barrier: "every op of this step waits for
+/// everything the rank received in the last one" as one op instead of n x m edges), and its
+/// successors are reached at once, in its place among the successors of the op that completed it,
+/// with no event and no time of its own.
 struct StreamOp {
   Rank src = 0;
   Rank dst = 0;
@@ -31,6 +36,7 @@ struct StreamOp {
   std::uint16_t channel = 0;
   std::uint32_t deps = 0;
   bool reduce = false;
+  bool join = false;
   friend bool operator==(const StreamOp&, const StreamOp&) = default;
 };
 
@@ -48,7 +54,7 @@ class OpStream {
   /// True when the keys are the op ids 0 .. op_count()-1 of a materialised schedule: the engine
   /// then reports per-op timings and per-op delays by that id.
   [[nodiscard]] virtual bool dense() const noexcept { return false; }
-  /// Appends the ops with no dependency, in the order they start.
+  /// Appends the ops with no dependency, in the order they start (no join among them).
   virtual void roots(std::vector<OpKey>& out) const = 0;
   /// The op named `key` (a key from roots() or successors()).
   [[nodiscard]] virtual StreamOp op(OpKey key) const = 0;

@@ -2,58 +2,15 @@
 // its materialised schedule, which is the oracle (the builder infers dependencies from data flow).
 #include <catch2/catch.hpp>
 
-#include <algorithm>
-#include <functional>
-#include <tuple>
-#include <vector>
-
 #include "algorithms/registry.hpp"
 #include "algorithms/tree_stream.hpp"
-#include "sim/engine.hpp"
-#include "sim/network/network_model.hpp"
+#include "tests/unit/stream_check.hpp"
 #include "topologies/generate.hpp"
 #include "topologies/load_json.hpp"
 
 using namespace collsim;
 
 namespace {
-
-// Every op as (src, dst, bytes, ready, finish), sorted: ops between the same ranks of the same size
-// (one per pipeline chunk) differ in their times, so equal lists mean equal times op for op.
-using Row = std::tuple<sched::Rank, sched::Rank, Bytes, Time, Time>;
-struct Rows final : sim::OpObserver {
-  std::function<sched::StreamOp(sched::OpKey)> op;
-  std::vector<Row> rows;
-  void op_done(sched::OpKey key, Time ready, Time finish) override {
-    const auto o = op(key);
-    rows.emplace_back(o.src, o.dst, o.bytes, ready, finish);
-  }
-};
-
-void check_same_run(const sched::OpStream& stream, const sched::Schedule& schedule, const topo::Topology& topology,
-                    std::string_view model) {
-  const std::vector<topo::NodeId> gpus(topology.gpus().begin(), topology.gpus().begin() + schedule.header.nranks);
-  const auto lazy_net = net::make_network_model(model, topology);
-  const auto built_net = net::make_network_model(model, topology);
-  const sched::ScheduleStream built_stream(schedule);
-  Rows lazy, built;
-  lazy.op = [&](sched::OpKey k) { return stream.op(k); };
-  built.op = [&](sched::OpKey k) { return built_stream.op(k); };
-  sim::RunOptions lazy_options, built_options;
-  lazy_options.op_observer = &lazy;
-  built_options.op_observer = &built;
-  const auto a = sim::run(stream, topology, gpus, *lazy_net, lazy_options);
-  const auto b = sim::run(schedule, topology, gpus, *built_net, built_options);
-  CHECK(a.makespan == b.makespan);
-  CHECK(a.events == b.events);
-  std::sort(lazy.rows.begin(), lazy.rows.end());
-  std::sort(built.rows.begin(), built.rows.end());
-  CHECK(lazy.rows == built.rows);
-  for (std::size_t l = 0; l < a.links.size(); ++l) {
-    CHECK(a.links[l].bytes == b.links[l].bytes);
-    CHECK(a.links[l].busy == b.links[l].busy);
-  }
-}
 
 const Bandwidth kBw{400'000'000'000};  // 50 GB/s
 const Time kLat{1'000'000};            // 1 us
@@ -80,18 +37,14 @@ TEST_CASE("tree, double-tree and nccl-tree all-reduce on demand are their materi
           for (sched::Rank r = 0; r < n; ++r) request.hosts.push_back(r / 4);
         const sched::Schedule schedule = entry.build(request);
         const auto stream = entry.stream(request);
-        sched::Schedule shell = schedule;
-        shell.ops.clear();
-        shell.deps.clear();
-        shell.dep_offsets = {0};
-        CHECK(stream->header() == shell);
+        CHECK(stream->header() == testing::shell_of(schedule));
         REQUIRE(stream->op_count() == schedule.ops.size());
         for (const auto fabric : {topo::Fabric::Switch, topo::Fabric::Ring})
           for (const std::string_view model : {"flow", "fifo"}) {
             INFO(topo::fabric_name(fabric) << ", " << model);
-            check_same_run(*stream, schedule, topo::generate_fabric(fabric, n, kBw, kLat), model);
+            testing::check_stream_run(*stream, schedule, topo::generate_fabric(fabric, n, kBw, kLat), model);
           }
-        if (n <= 8) check_same_run(*stream, schedule, topo::load_topology("dgx-a100"), "flow");
+        if (n <= 8) testing::check_stream_run(*stream, schedule, topo::load_topology("dgx-a100"), "flow");
       }
 }
 

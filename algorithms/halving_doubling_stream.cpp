@@ -1,0 +1,134 @@
+#include "algorithms/halving_doubling_stream.hpp"
+
+#include <bit>
+
+#include "sim/schedule/builder.hpp"
+
+namespace collsim::algo {
+namespace {
+
+// Keys: a send is (step << 48) | (rank << 24) | chunk; a join of (rank, step) sets bit 63.
+constexpr sched::OpKey kJoin = sched::OpKey{1} << 63;
+
+class HalvingDoublingStream final : public sched::OpStream {
+ public:
+  explicit HalvingDoublingStream(const Request& request)
+      : n_(request.nranks), log2_(static_cast<std::uint32_t>(std::countr_zero(request.nranks))),
+        header_(sched::schedule_without_ops(schedule_header(request, sched::Collective::AllReduce),
+                                            split_parts(request, request.nranks), "halving-doubling", 2 * log2_,
+                                            phases(log2_))) {}
+  [[nodiscard]] const sched::Schedule& header() const override { return header_; }
+  [[nodiscard]] std::uint64_t op_count() const override { return 2 * std::uint64_t{n_} * (n_ - 1); }
+  void roots(std::vector<sched::OpKey>& out) const override {
+    if (log2_ == 0) return;
+    for (sched::Rank j = 0; j < n_; ++j) append_sends(1, j, out);
+  }
+  [[nodiscard]] sched::StreamOp op(sched::OpKey k) const override {
+    if (k & kJoin) {
+      const auto [s, y, unused] = parts(k & ~kJoin);
+      // Everything y received in step s - 1: halving step m brings n >> m chunks, doubling step
+      // L + m brings 2^(m-1).
+      const std::uint32_t prev = s - 1;
+      const sched::Rank got = prev <= log2_ ? n_ >> prev : sched::Rank{1} << (prev - log2_ - 1);
+      return sched::StreamOp{y, y, 0, 0, got, false, true};
+    }
+    const auto [s, j, c] = parts(k);
+    const sched::Rank d = partner(s, j);
+    std::uint32_t deps = 0;
+    if (s <= log2_) {
+      deps = s >= 2 ? 2 : 0;  // the join, and what last wrote d's chunk (d's receive in step s - 1)
+    } else {
+      const std::uint32_t m = s - log2_;
+      if (m == 1) {
+        deps = 1 + (log2_ >= 2 ? 1 : 0);  // the join (which holds j's own last write), d's last write
+      } else {
+        const sched::Rank half = sched::Rank{1} << (m - 2);  // what j received in the step before
+        const sched::Rank q = j ^ half;
+        const bool in_join = c >= (q & ~(half - 1)) && c < (q & ~(half - 1)) + half;
+        deps = 1 + (in_join ? 0 : 1) + (m + 1 <= log2_ ? 1 : 0) + 1;  // + d's reader of c (d's halving send)
+      }
+    }
+    return sched::StreamOp{j, d, header_.chunks[c].size, 0, deps, s <= log2_, false};
+  }
+  void successors(sched::OpKey k, std::vector<sched::OpKey>& out) const override {
+    if (k & kJoin) {
+      const auto [s, y, unused] = parts(k & ~kJoin);
+      append_sends(s, y, out);
+      return;
+    }
+    const auto [s, x, c] = parts(k);
+    const sched::Rank y = partner(s, x);  // the receiver
+    const auto join_next = [&] {
+      if (s < 2 * log2_) out.push_back(kJoin | key(s + 1, y, 0));
+    };
+    if (s < log2_) {
+      // Halving, not the last step. Writes into y's chunk c next: y's partner of step s + 1 if y
+      // keeps c (halving), else the doubling step that brings c back to y.
+      const sched::Rank next_block = n_ >> (s + 1);
+      const bool keeps = (c & ~(next_block - 1)) == (y & ~(next_block - 1));
+      const sched::Rank writer = y ^ next_block;
+      if (keeps && writer < y) out.push_back(key(s + 1, writer, c));
+      join_next();
+      if (keeps && writer > y) out.push_back(key(s + 1, writer, c));
+      const std::uint32_t back = 2 * log2_ - s;  // doubling step L + (L - s) returns c to y
+      if (!keeps) out.push_back(key(back, y ^ (sched::Rank{1} << (log2_ - s - 1)), c));
+      // y's doubling send of c back to x overwrites what x read (x's reader of c).
+      out.push_back(key(back + 1, y, c));
+      return;
+    }
+    if (s == log2_) {
+      // The last halving step brings y its own chunk: y forwards it in every doubling step.
+      join_next();
+      for (std::uint32_t m = 2; m <= log2_; ++m) out.push_back(key(log2_ + m, y, c));
+      return;
+    }
+    // Doubling step m brings chunk c to y, which sends it on two steps later and after (the next
+    // step's sends wait for it through the join).
+    const std::uint32_t m = s - log2_;
+    join_next();
+    for (std::uint32_t later = m + 2; later <= log2_; ++later) out.push_back(key(log2_ + later, y, c));
+  }
+
+ private:
+  struct Parts {
+    std::uint32_t s;
+    sched::Rank j;
+    sched::ChunkId c;
+  };
+  static sched::OpKey key(std::uint32_t s, sched::Rank j, sched::ChunkId c) {
+    return (sched::OpKey{s} << 48) | (sched::OpKey{j} << 24) | c;
+  }
+  static Parts parts(sched::OpKey k) {
+    return {static_cast<std::uint32_t>(k >> 48), static_cast<sched::Rank>((k >> 24) & 0xFFFFFF),
+            static_cast<sched::ChunkId>(k & 0xFFFFFF)};
+  }
+  // j's partner in step s: distance n >> s in halving, 2^(m-1) in doubling step L + m.
+  [[nodiscard]] sched::Rank partner(std::uint32_t s, sched::Rank j) const {
+    return s <= log2_ ? j ^ (n_ >> s) : j ^ (sched::Rank{1} << (s - log2_ - 1));
+  }
+  // j's sends of step s, chunks ascending (the builder's order).
+  void append_sends(std::uint32_t s, sched::Rank j, std::vector<sched::OpKey>& out) const {
+    const sched::Rank d = partner(s, j);
+    const sched::Rank size = s <= log2_ ? n_ >> s : sched::Rank{1} << (s - log2_ - 1);
+    // Halving: the half that holds the partner's chunk; doubling: the block j holds.
+    const sched::Rank lo = (s <= log2_ ? d : j) & ~(size - 1);
+    for (sched::ChunkId c = lo; c < lo + size; ++c) out.push_back(key(s, j, c));
+  }
+  static std::vector<sched::Phase> phases(std::uint32_t log2) {
+    if (log2 == 0) return {};
+    return {{"reduce-scatter", 1, log2}, {"all-gather", log2 + 1, 2 * log2}};
+  }
+  sched::Rank n_;
+  std::uint32_t log2_;
+  sched::Schedule header_;
+};
+
+}  // namespace
+
+std::unique_ptr<sched::OpStream> stream_halving_doubling_allreduce(const Request& request) {
+  // Ranks and chunks are 24-bit fields of a key.
+  if (request.nranks == 0 || !std::has_single_bit(request.nranks) || request.nranks >= (1U << 24)) return nullptr;
+  return std::make_unique<HalvingDoublingStream>(request);
+}
+
+}  // namespace collsim::algo

@@ -1,0 +1,64 @@
+// Halving-doubling all-reduce on demand (algorithms/halving_doubling_stream.hpp, issue 18 item 3)
+// against its materialised schedule, the oracle; and the engine's joins.
+#include <catch2/catch.hpp>
+
+#include "algorithms/halving_doubling_stream.hpp"
+#include "algorithms/registry.hpp"
+#include "sim/network/flow_model.hpp"
+#include "tests/unit/stream_check.hpp"
+#include "topologies/generate.hpp"
+#include "topologies/load_json.hpp"
+
+using namespace collsim;
+
+TEST_CASE("halving-doubling all-reduce on demand is its materialised schedule, op for op and to the picosecond",
+          "[stream][halving-doubling]") {
+  const auto registry = algo::builtin_registry();
+  const auto& entry = registry.find(sched::Collective::AllReduce, "halving-doubling");
+  REQUIRE(entry.stream != nullptr);
+  const Bandwidth bw{400'000'000'000};  // 50 GB/s
+  const Time lat{1'000'000};            // 1 us
+  for (const sched::Rank n : {1U, 2U, 4U, 8U, 16U, 32U, 64U})
+    for (const Bytes size : {Bytes{0}, Bytes{24}, Bytes{1000}, (Bytes{1} << 20) + 3}) {
+      INFO("N = " << n << ", S = " << size);
+      algo::Request request;
+      request.nranks = n;
+      request.size = size;
+      const sched::Schedule schedule = entry.build(request);
+      const auto stream = entry.stream(request);
+      REQUIRE(stream != nullptr);
+      CHECK(stream->header() == testing::shell_of(schedule));
+      REQUIRE(stream->op_count() == schedule.ops.size());
+      // The switch has no contention (each rank talks to one partner a step); the ring fabric and
+      // dgx-a100 share links, so the order in which ops start matters there too.
+      for (const auto fabric : {topo::Fabric::Switch, topo::Fabric::Ring})
+        for (const std::string_view model : {"flow", "fifo"}) {
+          INFO(topo::fabric_name(fabric) << ", " << model);
+          testing::check_stream_run(*stream, schedule, topo::generate_fabric(fabric, n, bw, lat), model);
+        }
+      if (n <= 8) testing::check_stream_run(*stream, schedule, topo::load_topology("dgx-a100"), "flow");
+    }
+}
+
+TEST_CASE("halving-doubling streams only a power of two of ranks, other N fold and stay materialised",
+          "[stream][halving-doubling]") {
+  algo::Request request;
+  request.size = 1 << 20;
+  for (const sched::Rank n : {3U, 5U, 6U, 12U}) {
+    request.nranks = n;
+    CHECK(algo::stream_halving_doubling_allreduce(request) == nullptr);
+  }
+  // The closed form 2 log2(N) a + 2(N-1)/N S/B on a switch (two links of 1 us a step, 50 GB/s),
+  // with N = 256 and S = 256 MiB: 16 steps of 2 us, and each rank sends 2 x 255 chunks of 1 MiB
+  // back to back on its one link (1 MiB at 50 GB/s = 20.97152 us): 32 + 510 x 20.97152 us.
+  request.nranks = 256;
+  request.size = Bytes{256} << 20;
+  const auto stream = algo::stream_halving_doubling_allreduce(request);
+  REQUIRE(stream != nullptr);
+  const topo::Topology topology =
+      topo::generate_fabric(topo::Fabric::Switch, 256, Bandwidth{400'000'000'000}, Time{1'000'000});
+  net::FlowModel network(topology);
+  const auto result = sim::run(*stream, topology, topology.gpus(), network, {});
+  CHECK(result.makespan == Time{32'000'000 + std::int64_t{510} * 20'971'520});
+  CHECK(result.ops.empty());
+}

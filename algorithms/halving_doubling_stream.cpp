@@ -38,14 +38,17 @@ class HalvingDoublingStream final : public sched::OpStream {
     if (s <= log2_) {
       deps = s >= 2 ? 2 : 0;  // the join, and what last wrote d's chunk (d's receive in step s - 1)
     } else {
+      // Doubling step m: the join, and what last wrote j's chunk c when that is not among the
+      // join's (c came in two or more steps ago). The builder's two other edges are implied: d's
+      // halving send of c to j and d's write of c before it both precede a write of c into j,
+      // and every later write of j's chunk c waits for the one before (write after write), up to
+      // the last, which this op waits for.
       const std::uint32_t m = s - log2_;
-      if (m == 1) {
-        deps = 1 + (log2_ >= 2 ? 1 : 0);  // the join (which holds j's own last write), d's last write
-      } else {
+      deps = 1;
+      if (m >= 2) {
         const sched::Rank half = sched::Rank{1} << (m - 2);  // what j received in the step before
-        const sched::Rank q = j ^ half;
-        const bool in_join = c >= (q & ~(half - 1)) && c < (q & ~(half - 1)) + half;
-        deps = 1 + (in_join ? 0 : 1) + (m + 1 <= log2_ ? 1 : 0) + 1;  // + d's reader of c (d's halving send)
+        const sched::Rank lo = (j ^ half) & ~(half - 1);
+        deps += c >= lo && c < lo + half ? 0 : 1;
       }
     }
     return sched::StreamOp{j, d, header_.chunks[c].size, 0, deps, s <= log2_, false};
@@ -62,18 +65,14 @@ class HalvingDoublingStream final : public sched::OpStream {
       if (s < 2 * log2_) out.push_back(kJoin | key(s + 1, y, 0));
     };
     if (s < log2_) {
-      // Halving, not the last step. Writes into y's chunk c next: y's partner of step s + 1 if y
-      // keeps c (halving), else the doubling step that brings c back to y.
+      // Halving, not the last step. The next write into y's chunk c, if y keeps c: y's partner of
+      // step s + 1 (y's send of c otherwise waits for this op through the join).
       const sched::Rank next_block = n_ >> (s + 1);
       const bool keeps = (c & ~(next_block - 1)) == (y & ~(next_block - 1));
       const sched::Rank writer = y ^ next_block;
       if (keeps && writer < y) out.push_back(key(s + 1, writer, c));
       join_next();
       if (keeps && writer > y) out.push_back(key(s + 1, writer, c));
-      const std::uint32_t back = 2 * log2_ - s;  // doubling step L + (L - s) returns c to y
-      if (!keeps) out.push_back(key(back, y ^ (sched::Rank{1} << (log2_ - s - 1)), c));
-      // y's doubling send of c back to x overwrites what x read (x's reader of c).
-      out.push_back(key(back + 1, y, c));
       return;
     }
     if (s == log2_) {

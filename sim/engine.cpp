@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "sim/event_queue.hpp"
+#include "sim/pending_counts.hpp"
 #include "topologies/routes.hpp"
 
 namespace collsim::sim {
@@ -103,7 +104,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
     pending.resize(nops);
     for (sched::OpKey i = 0; i < nops; ++i) pending[i] = stream.op(i).deps;
   }
-  std::unordered_map<sched::OpKey, std::uint32_t> waiting;
+  PendingCounts waiting;
   // Transfer ids: op ids for a materialised schedule (traces and delays are by op id), otherwise
   // slots reused once their transfer has finished (LIFO, so deterministic).
   std::vector<sched::OpKey> slot_key;
@@ -215,11 +216,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
           continue;
         }
         const sched::StreamOp op = stream.op(k);
-        if (op.deps > 1) {
-          const auto it = waiting.try_emplace(k, op.deps).first;
-          if (--it->second != 0) continue;
-          waiting.erase(it);
-        }
+        if (op.deps > 1 && !waiting.arrive(k, op.deps)) continue;
         if (!op.join) {
           launch(k, op, ev.time);
           continue;

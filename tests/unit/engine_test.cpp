@@ -1,7 +1,11 @@
 // The engine and the FIFO cut-through link model on hand-made schedules and topologies.
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <random>
+
 #include "sim/engine.hpp"
+#include "sim/pending_counts.hpp"
 #include "algorithms/registry.hpp"
 #include "sim/network/fifo_link_model.hpp"
 #include "sim/network/flow_model.hpp"
@@ -227,4 +231,22 @@ TEST_CASE("a run whose stop flag is set ends with Stopped at its next check, one
   CHECK(r.events > 4096);
   net::FlowModel plain(t);
   CHECK(r.makespan == sim::run(s, t, gpus, plain).makespan);
+}
+
+TEST_CASE("the engine's pending dependency counts agree with a std::map on random arrivals", "[engine][stream]") {
+  // Plain reference: a std::map from key to missing count. Keys collide in the table's low bits
+  // (multiples of 2^20) and the table grows and deletes by backward shift many times.
+  sim::PendingCounts table;
+  std::map<std::uint64_t, std::uint32_t> reference;
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 200000; ++round) {
+    const std::uint64_t key = (rng() % 5000) << (round % 2 == 0 ? 20 : 0);
+    const std::uint32_t deps = 2 + static_cast<std::uint32_t>(key % 3);
+    auto [it, added] = reference.try_emplace(key, deps);
+    const bool last = --it->second == 0;
+    if (last) reference.erase(it);
+    REQUIRE(table.arrive(key, deps) == last);
+    REQUIRE(table.size() == reference.size());
+  }
+  CHECK(reference.size() > 1000);  // many held at once at the end
 }

@@ -12,6 +12,7 @@
 #include "run/plan.hpp"
 #include "run/simulate.hpp"
 #include "run/sweep.hpp"
+#include "run/text_request.hpp"
 #include "topologies/load_json.hpp"
 
 namespace collsim::bench {
@@ -99,6 +100,46 @@ Work run_direct_channels(std::uint32_t ranks, std::uint32_t channels) {
               run.result.makespan};
 }
 
+Work run_text(const run::SimulateText& text) {
+  const run::SimulationRequest request = run::simulation_request(text);
+  const run::Prepared prepared = run::prepare(request, run::builtin_algorithms());
+  const run::Outcome outcome = run::run_prepared(prepared, request);
+  const run::Plan& plan = prepared.plan;
+  return Work{outcome.run.result.events, plan.stream ? plan.stream->op_count() : plan.schedule.ops.size(),
+              outcome.run.summary.time};
+}
+
+namespace {
+
+// `collsim simulate --gpus N --fabric switch --nodes N/8 --algorithm A --size S` with the suite's
+// links (50 GB/s, 1 us) for the GPUs' and the hosts' uplinks alike.
+run::SimulateText switch_nodes(std::string_view algorithm, std::uint32_t n, const SuiteOptions& o) {
+  run::SimulateText t;
+  t.topology.gpus = std::to_string(n);
+  t.topology.fabric = "switch";
+  t.topology.nodes = std::to_string(n / 8);
+  t.topology.link_bandwidth = fmt::format("{}b/s", o.bandwidth.bits_per_s);
+  t.topology.link_latency = fmt::format("{}ps", o.latency.count());
+  t.topology.net_bandwidth = t.topology.link_bandwidth;
+  t.topology.net_latency = t.topology.link_latency;
+  t.algorithm = std::string(algorithm);
+  t.size = std::to_string(o.size);
+  return t;
+}
+
+// N/8 DGX H100 on a cluster fabric (`--node dgx-h100 --nodes N/8 --fabric F`), its defaults:
+// 50 GB/s NDR NICs, 1:1.
+run::SimulateText dgx_cluster(std::string_view fabric, std::uint32_t n, Bytes size) {
+  run::SimulateText t;
+  t.topology.node = "dgx-h100";
+  t.topology.nodes = std::to_string(n / 8);
+  t.topology.fabric = std::string(fabric);
+  t.size = std::to_string(size);
+  return t;
+}
+
+}  // namespace
+
 // The rows of `request`, on `threads` threads, into memory (the path of `collsim sweep`).
 Work run_sweep(run::SweepRequest request, unsigned threads) {
   const run::SweepPlan plan = run::plan_sweep(std::move(request), run::builtin_algorithms());
@@ -136,6 +177,34 @@ std::vector<Case> suite(const SuiteOptions& o) {
   // Issue 14: direct all-reduce of 1 MiB on 24 channels through one switch; 58 GPUs took over a
   // minute when every start re-solved the whole component (bench/PROFILE.md 3.10).
   cases.push_back({"allreduce/direct/switch-24ch/58", 58, false, [] { return run_direct_channels(58, 24); }});
+  // Issue 18: clusters. Ring, tree and double tree on N/8 hosts of 8 GPUs behind one network
+  // switch (against the same N on one switch above); ring (one channel) and NCCL's choice on DGX
+  // H100 rail clusters; direct all-to-all on 32 DGX H100 of a 2:1 fat tree.
+  for (const char* algorithm : {"ring", "tree", "double-tree"})
+    for (const std::uint32_t n : o.ranks)
+      if (n >= 16 && n % 8 == 0)
+        cases.push_back({fmt::format("allreduce/{}/switch-nodes/{}", algorithm, n), n, false,
+                         [=] { return run_text(switch_nodes(algorithm, n, o)); }});
+  for (const std::uint32_t n : o.ranks)
+    if (n >= 16 && n % 8 == 0) {
+      cases.push_back({fmt::format("cluster/ring/dgx-h100-rail/{}", n), n, false, [=] {
+                         run::SimulateText t = dgx_cluster("rail", n, o.size);
+                         t.model.channels = "1";
+                         return run_text(t);
+                       }});
+      cases.push_back({fmt::format("cluster/nccl/dgx-h100-rail/{}", n), n, false, [=] {
+                         run::SimulateText t = dgx_cluster("rail", n, o.size);
+                         t.algorithm = "nccl";
+                         return run_text(t);
+                       }});
+    }
+  cases.push_back({"alltoall/direct/dgx-h100-fat-tree-2to1/256", 256, false, [o] {
+                     run::SimulateText t = dgx_cluster("fat-tree", 256, o.size);
+                     t.topology.oversubscription = "2";
+                     t.collective = "alltoall";
+                     t.algorithm = "direct";
+                     return run_text(t);
+                   }});
   // Issue 7's sweep: 7 rank counts x every all-reduce algorithm x 31 sizes (8 B .. 8 GiB) > 1,000 points.
   cases.push_back({"sweep/dgx-a100", 0, true, [] {
                      return run_sweep(dgx_a100_sweep(), 2);

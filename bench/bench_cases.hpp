@@ -15,6 +15,7 @@
 
 #include "sim/units/units.hpp"
 #include "run/sweep.hpp"
+#include "run/text_request.hpp"
 #include "topologies/generate.hpp"
 
 namespace collsim::bench {
@@ -56,6 +57,11 @@ Work run_queue_ties(std::size_t pending, std::uint64_t events);
 Work run_allreduce(std::string_view algorithm, topo::Fabric fabric, std::uint32_t ranks, Bytes size,
                    Bandwidth bandwidth, Time latency);
 
+/// One simulation as `collsim simulate` runs it from its flags (`text`, run/text_request.hpp):
+/// the topology (bundled, generated or a cluster), NCCL's choice where the algorithm is "nccl",
+/// the protocol and channels the plan picks. Throws what the request and the run throw.
+Work run_text(const run::SimulateText& text);
+
 /// Runs every row of `request` on `threads` threads by the path of `collsim sweep` (run/sweep.hpp),
 /// the rows kept in memory. Throws what plan_sweep and the rows throw.
 Work run_sweep(run::SweepRequest request, unsigned threads);
@@ -79,8 +85,11 @@ struct SuiteOptions {
 
 /// Every case, in a fixed order: the queue with 1024 and 65536 pending events; ring, tree and
 /// halving-doubling all-reduce at each N of options.ranks on the switch and ring fabrics; direct
-/// all-reduce of 1 MiB on 24 channels of 58 GPUs on one switch (issue 14's contended burst); the
-/// issue's 1,000-point sweep of dgx-a100.
+/// all-reduce of 1 MiB on 24 channels of 58 GPUs on one switch (issue 14's contended burst); issue
+/// 18's clusters: ring, tree and double-tree on N/8 hosts of 8 behind one network switch
+/// (allreduce/A/switch-nodes/N), ring on one channel and NCCL's choice on N/8 DGX H100 of a rail
+/// fabric (cluster/ring|nccl/dgx-h100-rail/N), direct all-to-all on 32 DGX H100 of a 2:1 fat tree;
+/// the 1,000-point sweep of dgx-a100.
 std::vector<Case> suite(const SuiteOptions& options);
 
 }  // namespace collsim::bench

@@ -169,3 +169,32 @@ TEST_CASE("a memory limit (--max-memory) turns an oversized run into a failure w
   CHECK_THAT(m.message, Catch::Contains("out of memory (limit 512 MiB)"));
 }
 #endif
+
+TEST_CASE("bench's cluster cases run as collsim simulate runs the same flags", "[cli][bench][cluster]") {
+  // Issue 18's cases at N = 16 and 1 MiB: each case's simulated time is the one `collsim simulate`
+  // prints for the flags its name stands for.
+  const auto j = bench_json({"--cases", "(switch-nodes|rail)/16$", "--ranks", "16", "--size", "1M"});
+  REQUIRE(j["cases"].size() == 5);
+  const std::vector<std::string> nodes{"--gpus", "16", "--fabric", "switch", "--nodes", "2", "--link-bandwidth",
+                                       "50GB/s", "--link-latency", "1us", "--net-bandwidth", "50GB/s",
+                                       "--net-latency", "1us", "--size", "1M"};
+  const std::vector<std::string> rail{"--node", "dgx-h100", "--nodes", "2", "--fabric", "rail", "--size", "1M"};
+  const auto with = [](std::vector<std::string> base, std::vector<std::string> more) {
+    base.insert(base.end(), more.begin(), more.end());
+    return base;
+  };
+  const std::vector<std::pair<std::string, std::vector<std::string>>> expected{
+      {"allreduce/ring/switch-nodes/16", with(nodes, {"--algorithm", "ring"})},
+      {"allreduce/tree/switch-nodes/16", with(nodes, {"--algorithm", "tree"})},
+      {"allreduce/double-tree/switch-nodes/16", with(nodes, {"--algorithm", "double-tree"})},
+      {"cluster/ring/dgx-h100-rail/16", with(rail, {"--algorithm", "ring", "--channels", "1"})},
+      {"cluster/nccl/dgx-h100-rail/16", with(rail, {"--algorithm", "nccl"})}};
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const auto& c = j["cases"][i];
+    INFO(expected[i].first);
+    CHECK(c["name"] == expected[i].first);
+    REQUIRE(c["status"] == "ok");
+    CHECK(c["simulated_us"].get<double>() ==
+          Approx(collsim::testing::simulate_json(expected[i].second)["time_us"].get<double>()).epsilon(1e-12));
+  }
+}

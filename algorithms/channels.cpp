@@ -150,8 +150,29 @@ void sort_chunks(sched::Schedule& s) {
   }
 }
 
-// The schedule of `runs` (build_with_channels' doc for what each does).
-sched::Schedule build_runs(const AlgorithmInfo& algorithm, const Request& request, std::span<const ChannelRun> runs) {
+// Where rank r of `run`'s own schedule runs (build_with_channels' doc): helpers keep their place.
+sched::Rank place_rank(const Request& request, const ChannelRun& run, std::uint32_t per_host, sched::Rank r) {
+  const sched::Rank n = request.nranks;
+  if (r >= n) return r;
+  if (run.shift > 0) return r - r % per_host + (r % per_host + run.shift) % per_host;
+  if (!run.reverse) return r;
+  return static_cast<sched::Rank>((2 * std::uint64_t{request.root} + n - r) % n);
+}
+
+// The request channel `run` builds: its share, in the whole's unit.
+Request part_request(const Request& request, const ChannelRun& run) {
+  Request part = request;
+  part.size = run.size;
+  // A share of an S counted in bytes stays in bytes, even when it is a whole number of elements.
+  part.element_size = sched::cut_unit(request.size, request.element_size);
+  return part;
+}
+
+// The schedule of `runs` (build_with_channels' doc for what each does), each run's own schedule
+// from `make(part request)`: built with its ops, or a stream's header without them (then the
+// result is the header of the channels' stream).
+template <typename Make>
+sched::Schedule build_runs(const Request& request, std::span<const ChannelRun> runs, Make make) {
   const sched::Rank n = request.nranks;
   const std::uint32_t per_host = equal_host_blocks(request);
   // S = 0 runs one channel of plain ranges (nothing to place).
@@ -160,17 +181,9 @@ sched::Schedule build_runs(const AlgorithmInfo& algorithm, const Request& reques
   bool first = true;
   Bytes scratch_base = 0;  // per-rank parts: each channel's scratch after the channels' before it
   for (const ChannelRun& run : runs) {
-    Request part = request;
-    part.size = run.size;
-    // A share of an S counted in bytes stays in bytes, even when it is a whole number of elements.
-    part.element_size = sched::cut_unit(request.size, request.element_size);
-    sched::Schedule s = algorithm.build(part);
-    const auto map = [&](sched::Rank r) -> sched::Rank {
-      if (r >= n) return r;  // helpers keep their place
-      if (run.shift > 0) return r - r % per_host + (r % per_host + run.shift) % per_host;
-      if (!run.reverse) return r;
-      return static_cast<sched::Rank>((2 * std::uint64_t{request.root} + n - r) % n);
-    };
+    const Request part = part_request(request, run);
+    sched::Schedule s = make(part);
+    const auto map = [&](sched::Rank r) { return place_rank(request, run, per_host, r); };
     if (first) {
       out = sched::header_of(s);
       out.header.size = request.size;
@@ -218,11 +231,27 @@ sched::Schedule build_runs(const AlgorithmInfo& algorithm, const Request& reques
   return out;
 }
 
+// The first run of each class of identical runs (ChannelRun::same_run), in channel order, and in
+// `copies` (by channel, `channels` entries) the size of the class each leads, 0 for the others. A
+// handful of classes (share sizes x directions x rotations): a linear search per channel.
+std::vector<ChannelRun> fold_runs(std::vector<ChannelRun> runs, std::uint32_t channels,
+                                  std::vector<std::uint32_t>& copies) {
+  std::vector<ChannelRun> leaders;
+  copies.assign(channels, 0);
+  for (ChannelRun& run : runs) {
+    const auto it = std::find_if(leaders.begin(), leaders.end(), [&](const ChannelRun& l) { return l.same_run(run); });
+    const std::uint16_t leader = it == leaders.end() ? run.channel : it->channel;
+    if (it == leaders.end()) leaders.push_back(std::move(run));
+    ++copies[leader];
+  }
+  return leaders;
+}
+
 }  // namespace
 
 sched::Schedule build_with_channels(const AlgorithmInfo& algorithm, const Request& request, std::uint32_t channels) {
   if (channels == 1) return algorithm.build(request);
-  return build_runs(algorithm, request, channel_runs(request, channels));
+  return build_runs(request, channel_runs(request, channels), algorithm.build);
 }
 
 FoldedChannels build_folded_channels(const AlgorithmInfo& algorithm, const Request& request, std::uint32_t channels) {
@@ -232,17 +261,91 @@ FoldedChannels build_folded_channels(const AlgorithmInfo& algorithm, const Reque
     out.copies = {1};
     return out;
   }
-  const std::vector<ChannelRun> runs = channel_runs(request, channels);
-  // A handful of classes (share sizes x directions x rotations): a linear search per channel.
-  std::vector<ChannelRun> leaders;
-  out.copies.assign(channels, 0);
-  for (const ChannelRun& run : runs) {
-    const auto it = std::find_if(leaders.begin(), leaders.end(), [&](const ChannelRun& l) { return l.same_run(run); });
-    const std::uint16_t leader = it == leaders.end() ? run.channel : it->channel;
-    if (it == leaders.end()) leaders.push_back(run);
-    ++out.copies[leader];
+  const std::vector<ChannelRun> leaders = fold_runs(channel_runs(request, channels), channels, out.copies);
+  out.schedule = build_runs(request, leaders, algorithm.build);
+  return out;
+}
+
+namespace {
+
+// The channels of build_runs generated on demand: each run's own stream, its ranks placed as
+// build_runs places them and its ops on its channel. A key is the run's index (bits 58..63) over
+// its own stream's key (sched::kChannelKeyBits).
+class ChannelsStream final : public sched::OpStream {
+ public:
+  struct Lane {
+    std::unique_ptr<sched::OpStream> stream;
+    ChannelRun run;
+  };
+  ChannelsStream(const Request& request, sched::Schedule header, std::vector<Lane> lanes)
+      : request_(request), per_host_(equal_host_blocks(request)), header_(std::move(header)), lanes_(std::move(lanes)) {
+    for (const Lane& l : lanes_) ops_ += l.stream->op_count();
   }
-  out.schedule = build_runs(algorithm, request, leaders);
+  [[nodiscard]] const sched::Schedule& header() const override { return header_; }
+  [[nodiscard]] std::uint64_t op_count() const override { return ops_; }
+  void roots(std::vector<sched::OpKey>& out) const override {
+    for (std::size_t i = 0; i < lanes_.size(); ++i) {
+      const std::size_t first = out.size();
+      lanes_[i].stream->roots(out);
+      for (std::size_t k = first; k < out.size(); ++k) out[k] = outer(i, out[k]);
+    }
+  }
+  [[nodiscard]] sched::StreamOp op(sched::OpKey key) const override {
+    const Lane& lane = lanes_[key >> sched::kChannelKeyBits];
+    sched::StreamOp op = lane.stream->op(key & kInner);
+    op.src = place_rank(request_, lane.run, per_host_, op.src);
+    op.dst = place_rank(request_, lane.run, per_host_, op.dst);
+    op.channel = lane.run.channel;
+    return op;
+  }
+  void successors(sched::OpKey key, std::vector<sched::OpKey>& out) const override {
+    const std::size_t lane = key >> sched::kChannelKeyBits;
+    const std::size_t first = out.size();
+    lanes_[lane].stream->successors(key & kInner, out);
+    for (std::size_t k = first; k < out.size(); ++k) out[k] = outer(lane, out[k]);
+  }
+
+ private:
+  static constexpr sched::OpKey kInner = (sched::OpKey{1} << sched::kChannelKeyBits) - 1;
+  static sched::OpKey outer(std::size_t lane, sched::OpKey inner) {
+    return (sched::OpKey{lane} << sched::kChannelKeyBits) | inner;
+  }
+  Request request_;
+  std::uint32_t per_host_;
+  sched::Schedule header_;
+  std::vector<Lane> lanes_;
+  std::uint64_t ops_ = 0;
+};
+
+// The streams of `runs`, or nothing when the algorithm does not stream some run's request.
+std::unique_ptr<sched::OpStream> stream_runs(const AlgorithmInfo& algorithm, const Request& request,
+                                             std::span<const ChannelRun> runs) {
+  if (algorithm.stream == nullptr || runs.size() > (std::size_t{1} << (64 - sched::kChannelKeyBits))) return nullptr;
+  std::vector<ChannelsStream::Lane> lanes;
+  for (const ChannelRun& run : runs) {
+    auto s = algorithm.stream(part_request(request, run));
+    if (!s) return nullptr;
+    lanes.push_back({std::move(s), run});
+  }
+  std::size_t next = 0;
+  sched::Schedule header = build_runs(request, runs, [&](const Request&) { return lanes[next++].stream->header(); });
+  return std::make_unique<ChannelsStream>(request, std::move(header), std::move(lanes));
+}
+
+}  // namespace
+
+StreamedChannels stream_with_channels(const AlgorithmInfo& algorithm, const Request& request, std::uint32_t channels,
+                                      bool fold) {
+  StreamedChannels out;
+  if (algorithm.stream == nullptr) return out;
+  if (channels == 1) {
+    out.stream = algorithm.stream(request);
+    return out;
+  }
+  std::vector<ChannelRun> runs = channel_runs(request, channels);
+  if (fold) runs = fold_runs(std::move(runs), channels, out.copies);
+  out.stream = stream_runs(algorithm, request, runs);
+  if (!out.stream) out.copies.clear();
   return out;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "algorithms/registry.hpp"
@@ -49,5 +50,18 @@ struct FoldedChannels {
   std::vector<std::uint32_t> copies;
 };
 FoldedChannels build_folded_channels(const AlgorithmInfo& algorithm, const Request& request, std::uint32_t channels);
+
+/// The schedule of build_with_channels (fold false) or build_folded_channels (fold true, with its
+/// `copies`; empty for fold false or one channel) generated on demand: each channel is the
+/// algorithm's stream of its share, its ranks placed and its ops put on its channel as those
+/// builders do, so the header and every op's times are theirs (tests/unit/channel_stream_test.cpp).
+/// `stream` is null, and `copies` empty, when the algorithm has no stream for some channel's
+/// share. Throws as build_with_channels does.
+struct StreamedChannels {
+  std::unique_ptr<sched::OpStream> stream;
+  std::vector<std::uint32_t> copies;
+};
+StreamedChannels stream_with_channels(const AlgorithmInfo& algorithm, const Request& request, std::uint32_t channels,
+                                      bool fold);
 
 }  // namespace collsim::algo

@@ -7,8 +7,9 @@
 namespace collsim::algo {
 namespace {
 
-// Keys: a send is (step << 48) | (rank << 24) | chunk; a join of (rank, step) sets bit 63.
-constexpr sched::OpKey kJoin = sched::OpKey{1} << 63;
+// Keys: a send is (step << 48) | (rank << 24) | chunk (step <= 46); a join of (rank, step) sets
+// bit 57, below sched::kChannelKeyBits.
+constexpr sched::OpKey kJoin = sched::OpKey{1} << 57;
 
 class HalvingDoublingStream final : public sched::OpStream {
  public:

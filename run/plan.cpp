@@ -281,10 +281,14 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
   // (every chunk at most a slice, e.g. ring at N = 4096 and 1 GiB: 256 KiB parts, NCCL's 1 MiB
   // slice). It holds O(N + ops in flight), so no op budget applies: its pipeline chunk stays the
   // one asked for (issue 18 item 3).
-  auto stream = ops != Ops::Materialised && algorithm.stream != nullptr && fidelity.channels == 1 &&
-                        rank_to_node.size() == ranks
-                    ? algorithm.stream(request)
-                    : nullptr;
+  // Identical channels fold into one only where they take the same links: under ECMP on a fabric
+  // with equal-cost paths each channel's flows are hashed onto their own (topologies/routes.hpp).
+  const bool routes_by_channel = topology.routing() == topo::Routing::Ecmp && topology.has_equal_cost_paths();
+  const bool fold = ops == Ops::TimesOnly && fidelity.channels > 1 && !routes_by_channel;
+  algo::StreamedChannels streamed;
+  if (ops != Ops::Materialised && rank_to_node.size() == ranks)
+    streamed = algo::stream_with_channels(algorithm, request, fidelity.channels, fold);
+  auto& stream = streamed.stream;
   if (stream && fidelity.slice != 0 &&
       std::any_of(stream->header().chunks.begin(), stream->header().chunks.end(),
                   [&](const sched::Chunk& c) { return c.size > fidelity.slice; }))
@@ -297,13 +301,11 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
     Plan plan{std::move(header), std::move(rank_to_node), std::move(request), std::move(fidelity), chunk,
               std::move(chunk_source)};
     plan.stream = std::move(stream);
+    plan.channel_copies = std::move(streamed.copies);
     plan.closed_form = algorithm.closed_form_time;
     plan.paths = paths;
     return plan;
   }
-  // Identical channels fold into one only where they take the same links: under ECMP on a fabric
-  // with equal-cost paths each channel's flows are hashed onto their own (topologies/routes.hpp).
-  const bool routes_by_channel = topology.routing() == topo::Routing::Ecmp && topology.has_equal_cost_paths();
   if (routes_by_channel && fidelity.channels > 1) {
     // Unfolded, the channels cost memory in proportion: count them folded first, and refuse a run
     // that would not fit rather than run out of memory on the way.
@@ -317,8 +319,7 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
                                      ref(Field::Routing), fidelity.channels, transfers, kMaxUnfoldedOps,
                                      ref(Field::Channels)));
   }
-  algo::FoldedChannels built = ops == Ops::TimesOnly && fidelity.channels > 1 && !routes_by_channel
-                                   ? algo::build_folded_channels(algorithm, request, fidelity.channels)
+  algo::FoldedChannels built = fold ? algo::build_folded_channels(algorithm, request, fidelity.channels)
                                    : algo::FoldedChannels{algo::build_with_channels(algorithm, request, fidelity.channels), {}};
   Plan plan{std::move(built.schedule), std::move(rank_to_node), std::move(request), std::move(fidelity), chunk,
             std::move(chunk_source)};
@@ -375,7 +376,8 @@ void check_network_name(std::string_view name) {
 }
 
 Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::string_view network_name,
-                        Formula formula, net::TransferObserver* observer, const std::atomic<bool>* stop) {
+                        Formula formula, net::TransferObserver* observer, const std::atomic<bool>* stop,
+                        sim::OpObserver* op_observer) {
   const Fidelity& fidelity = plan.fidelity;
   // The network sees each link at what the protocol leaves of its bandwidth; reports keep the line rates.
   const bool full_rate = std::all_of(fidelity.costs.bandwidth_factor.begin(), fidelity.costs.bandwidth_factor.end(),
@@ -395,6 +397,7 @@ Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::s
   run_options.paths = plan.paths;
   run_options.channel_copies = plan.channel_copies;
   run_options.stop = stop;
+  run_options.op_observer = op_observer;
   const sim::OpCostModel op_costs(topology, plan.rank_to_node, fidelity.costs);
   run_options.op_costs = &op_costs;
   sim::Result result;

@@ -18,8 +18,12 @@
 
 namespace collsim::sched {
 
-/// Names one op of a stream; the stream decides the encoding.
+/// Names one op of a stream; the stream decides the encoding, below 2^kChannelKeyBits.
 using OpKey = std::uint64_t;
+
+/// A stream's keys stay below 2^58: the top six bits name the channel of a stream of channels
+/// (algo::stream_with_channels; at most 64 channels, as NCCL's MAXCHANNELS).
+inline constexpr unsigned kChannelKeyBits = 58;
 
 /// One op as the engine sees it: `src` sends `bytes` to `dst` (src == dst: a local op) on
 /// `channel`, once `deps` ops that list it among their successors have finished; `reduce` when

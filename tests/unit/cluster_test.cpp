@@ -135,7 +135,8 @@ TEST_CASE("ring across a cluster with NCCL's costs runs on demand, with the mate
   collsim::run::ModelOptions model;
   model.protocol = collsim::topo::ProtocolChoice::Simple;
   model.channels = 1;
-  const auto& ring = collsim::algo::builtin_registry().find(collsim::sched::Collective::AllReduce, "ring");
+  const auto registry = collsim::algo::builtin_registry();
+  const auto& ring = registry.find(collsim::sched::Collective::AllReduce, "ring");
   const auto plan = collsim::run::build_plan(ring, cluster, 64, {}, collsim::Bytes{1} << 20, 4, model,
                                              collsim::run::Ops::OnDemand);
   REQUIRE(plan.stream != nullptr);

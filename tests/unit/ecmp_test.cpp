@@ -168,8 +168,10 @@ TEST_CASE("spray on a 1:1 fat tree is the non-blocking time and on 2:1 ideal <= 
 }
 
 TEST_CASE("ECMP refuses, in one line, a run whose unfolded channels would not fit in memory", "[ecmp][cli]") {
-  // 400 GPUs on two leaves joined by two spines: ring all-reduce on 64 channels is 64 x 2(N-1) x N =
-  // 20,428,800 transfers once ECMP keeps every channel apart, over the 2^24 = 16,777,216 allowed.
+  // 400 GPUs on two leaves joined by two spines: direct all-reduce (materialised: it has no stream)
+  // on 64 channels is 64 x 3 x N(N-1) = 30,643,200 ops (each rank's N-1 sends into scratch slots, N-1 adds of what
+  // arrived, N-1 sends of its sum; direct_allreduce.hpp) once ECMP keeps every channel apart, over
+  // the 2^24 = 16,777,216 allowed. (A stream holds O(N) whatever its channels.)
   std::string nodes, links;
   for (int i = 0; i < 400; ++i) {
     nodes += "{\"id\": \"g" + std::to_string(i) + "\", \"type\": \"gpu\"}, ";
@@ -185,8 +187,8 @@ TEST_CASE("ECMP refuses, in one line, a run whose unfolded channels would not fi
                                   "{\"id\": \"leaf0\", \"type\": \"switch\"}, {\"id\": \"leaf1\", \"type\": \"switch\"}, "
                                   "{\"id\": \"spine0\", \"type\": \"switch\"}, {\"id\": \"spine1\", \"type\": \"switch\"}], "
                                   "\"links\": [" + links + "]}");
-  check_bad_input({"simulate", file, "--size", "1G", "--channels", "64", "--protocol", "simple"},
+  check_bad_input({"simulate", file, "--size", "1G", "--channels", "64", "--protocol", "simple", "--algorithm", "direct"},
                   "--routing: under ECMP each of the 64 channels takes its own spines, so they are simulated one by one: "
-                  "20428800 transfers");
+                  "30643200 transfers");
 }
 

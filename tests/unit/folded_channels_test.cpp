@@ -24,16 +24,23 @@ namespace {
 
 using namespace collsim;
 
-// Every op's (ready, finish) of one channel, in op order: what the folded run must give each of the
-// channels a leader stands for.
+// Every op's (ready, finish) of one channel, sorted: what the folded run must give each of the
+// channels a leader stands for. (A plan that streams has no op order of its own to compare in.)
 using Timings = std::vector<std::pair<std::int64_t, std::int64_t>>;
 
-std::map<std::uint16_t, Timings> by_channel(const sched::Schedule& s, const sim::Result& r) {
-  std::map<std::uint16_t, Timings> out;
-  for (sched::OpId i = 0; i < s.ops.size(); ++i)
-    out[s.ops[i].channel].emplace_back(r.ops[i].ready.count(), r.ops[i].finish.count());
-  return out;
-}
+// Collects them by channel as ops end, the channel read from the plan's stream or schedule.
+struct ByChannel final : sim::OpObserver {
+  const run::Plan* plan = nullptr;
+  std::map<std::uint16_t, Timings> timings;
+  void op_done(sched::OpKey key, Time ready, Time finish) override {
+    const std::uint16_t c = plan->stream ? plan->stream->op(key).channel : plan->schedule.ops[key].channel;
+    timings[c].emplace_back(ready.count(), finish.count());
+  }
+  std::map<std::uint16_t, Timings> sorted() {
+    for (auto& [c, t] : timings) std::sort(t.begin(), t.end());
+    return timings;
+  }
+};
 
 struct Fabric {
   std::string name;
@@ -120,10 +127,14 @@ TEST_CASE("folded channels: random plans give the full run's times op by op and 
     // The budgets count the folded ops as their copies: the same slice and chunk as the full plan.
     REQUIRE(folded.fidelity.slice == full.fidelity.slice);
     REQUIRE(folded.chunk == full.chunk);
-    const auto a = run::simulate_plan(full, f.topology, "flow");
-    const auto b = run::simulate_plan(folded, f.topology, "flow");
+    ByChannel whole_ops, kept_ops;
+    whole_ops.plan = &full;
+    kept_ops.plan = &folded;
+    const auto a = run::simulate_plan(full, f.topology, "flow", run::Formula::None, nullptr, nullptr, &whole_ops);
+    const auto b = run::simulate_plan(folded, f.topology, "flow", run::Formula::None, nullptr, nullptr, &kept_ops);
     ++runs;
-    if (!folded.channel_copies.empty() && folded.schedule.ops.size() < full.schedule.ops.size()) ++folded_runs;
+    const std::uint64_t kept_count = folded.stream ? folded.stream->op_count() : folded.schedule.ops.size();
+    if (!folded.channel_copies.empty() && kept_count < full.schedule.ops.size()) ++folded_runs;
     REQUIRE(b.result.makespan == a.result.makespan);
     for (std::size_t r = 0; r < a.result.ranks.size(); ++r) {
       CHECK(b.result.ranks[r].sent == a.result.ranks[r].sent);
@@ -138,8 +149,8 @@ TEST_CASE("folded channels: random plans give the full run's times op by op and 
     CHECK(b.summary.bytes_sent_per_rank_max == a.summary.bytes_sent_per_rank_max);
     // Op by op: each full channel's timings are those of a leader, and each leader's stand for as
     // many full channels as its copies.
-    const auto whole = by_channel(full.schedule, a.result);
-    const auto kept = by_channel(folded.schedule, b.result);
+    const auto whole = whole_ops.sorted();
+    const auto kept = kept_ops.sorted();
     std::multiset<Timings> expected, got;
     for (const auto& [c, t] : whole) expected.insert(t);
     for (const auto& [c, t] : kept) {

@@ -14,8 +14,9 @@
 //   injection_bandwidth_GBps, bottleneck_link, events
 //   protocol, channels        what ran (NCCL's pick per size where the protocol is auto; "none": the ideal model)
 //   host_us, host_bound       the host's time per iteration (--gpus-per-thread launches) and whether it set time_us
+//   switch_link_imbalance     max/mean load of the switch-to-switch links (empty without them)
 //   error                     empty; for a row that could not be simulated (its time passes the
-//                             simulated clock's end) why, with every column from steps to host_bound empty
+//                             simulated clock's end) why, with every column from steps to switch_link_imbalance empty
 #pragma once
 
 #include <cstdint>

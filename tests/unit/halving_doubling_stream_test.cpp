@@ -33,6 +33,9 @@ TEST_CASE("halving-doubling all-reduce on demand is its materialised schedule, o
       // dgx-a100 share links, so the order in which ops start matters there too.
       for (const auto fabric : {topo::Fabric::Switch, topo::Fabric::Ring})
         for (const std::string_view model : {"flow", "fifo"}) {
+          // On the ring fabric every flow of a step shares links with dozens of others: N = 64 is
+          // seconds of contended solving per run, and N <= 32 already has every case.
+          if (fabric == topo::Fabric::Ring && n > 32) continue;
           INFO(topo::fabric_name(fabric) << ", " << model);
           testing::check_stream_run(*stream, schedule, topo::generate_fabric(fabric, n, bw, lat), model);
         }

@@ -39,7 +39,7 @@ Classes ring_classes(const topo::Topology& t, std::span<const LogRows> logs) {
     topo::RouteCache routes(t, log.run->paths.get());
     for (std::uint32_t r = 0; ranks > 1 && r < ranks; ++r) {
       const topo::Route& route = routes.get(gpus[r], gpus[(r + 1) % ranks]);
-      steps.insert(sim::route_class(t, route.links));
+      steps.insert(route.link_class);
       for (topo::LinkId l : route.links)
         if (t.link(l).bandwidth == route.bottleneck) bottlenecks.insert(topo::link_class(t.link(l).type));
     }

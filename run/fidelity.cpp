@@ -51,7 +51,7 @@ double one_host_ring_bus(const topo::Topology& topology, std::span<const topo::N
     double least = std::numeric_limits<double>::max();
     for (std::size_t r = 0; r < n; ++r) {
       const topo::Route& route = hop(r, reversed);
-      const double efficiency = params.link_efficiency_or_default(sim::route_class(topology, route.links));
+      const double efficiency = params.link_efficiency_or_default(route.link_class);
       for (topo::LinkId l : route.links)
         least = std::min(least, static_cast<double>(topology.link(l).bandwidth.bits_per_s) * efficiency / users[l]);
     }
@@ -80,7 +80,7 @@ sim::NcclFormulaInput formula_input(const topo::ModelParams& params, const topo:
   bool intra_found = false;
   const auto rate = [&](const topo::Route& route) {
     return static_cast<double>(route.bottleneck.bits_per_s) *
-           params.link_efficiency_or_default(sim::route_class(topology, route.links));
+           params.link_efficiency_or_default(route.link_class);
   };
   for (std::size_t r = 0; ranks.size() > 1 && r < ranks.size(); ++r) {
     const std::size_t next = (r + 1) % ranks.size();
@@ -88,7 +88,7 @@ sim::NcclFormulaInput formula_input(const topo::ModelParams& params, const topo:
     const topo::Route& route = routes.get(ranks[r], ranks[next]);
     if (same_host) intra_bus = bus = bus ? std::min(*bus, rate(route)) : rate(route);
     if (!intra_found && same_host) {
-      in.intra = sim::route_class(topology, route.links);
+      in.intra = route.link_class;
       intra_found = true;
     }
   }

@@ -34,7 +34,7 @@ struct SlowestRoute {
   std::optional<Bandwidth> bandwidth;
 
   void add(const topo::Topology& topology, const topo::Route& r, const sim::CostSettings& costs) {
-    const Time step = costs.step_latency[static_cast<std::size_t>(sim::route_class(topology, r.links))];
+    const Time step = costs.step_latency[static_cast<std::size_t>(r.link_class)];
     alpha = std::max(alpha, checked_add(r.latency, step));
     bandwidth = bandwidth ? std::min(*bandwidth, r.bottleneck) : r.bottleneck;
   }

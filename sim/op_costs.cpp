@@ -35,12 +35,6 @@ CostSettings resolve_costs(const topo::ModelParams& params, std::optional<topo::
   return c;
 }
 
-topo::LinkClass route_class(const topo::Topology& topology, std::span<const topo::LinkId> links) {
-  auto worst = topo::LinkClass::NvLink;
-  for (topo::LinkId l : links) worst = std::max(worst, topo::link_class(topology.link(l).type));
-  return worst;
-}
-
 std::optional<Bandwidth> reduce_bandwidth(const topo::Topology& topology, topo::NodeId node) {
   const topo::Node& n = topology.node(node);
   if (n.reduce_bandwidth.bits_per_s > 0) return n.reduce_bandwidth;

@@ -45,8 +45,6 @@ struct CostSettings {
 CostSettings resolve_costs(const topo::ModelParams& params, std::optional<topo::Protocol> protocol,
                            topo::AlgoFamily family, const topo::Topology& topology);
 
-/// The class of a route: network if any of its links is network-class, else PCIe if any is, else NVLink.
-topo::LinkClass route_class(const topo::Topology& topology, std::span<const topo::LinkId> links);
 
 /// The reduction bandwidth of GPU `node`: its reduce_bandwidth, else the default for its model
 /// (gpu_models.hpp); nullopt when neither is known (then reductions there cost nothing).

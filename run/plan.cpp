@@ -33,7 +33,7 @@ struct SlowestRoute {
   Time alpha{0};
   std::optional<Bandwidth> bandwidth;
 
-  void add(const topo::Topology& topology, const topo::Route& r, const sim::CostSettings& costs) {
+  void add(const topo::Route& r, const sim::CostSettings& costs) {
     const Time step = costs.step_latency[static_cast<std::size_t>(r.link_class)];
     alpha = std::max(alpha, checked_add(r.latency, step));
     bandwidth = bandwidth ? std::min(*bandwidth, r.bottleneck) : r.bottleneck;
@@ -54,7 +54,7 @@ void slowest_routes(const topo::Topology& topology, std::span<const topo::NodeId
   const auto host = [&](sched::Rank r) { return r < hosts.size() ? hosts[r] : hosts.empty() ? 0 : hosts[0]; };
   const auto add_route = [&](topo::RouteCache& routes, sched::Rank from, sched::Rank to) {
     if (ranks[from] == ranks[to]) return;
-    (host(from) == host(to) ? intra : inter).add(topology, routes.get(ranks[from], ranks[to]), costs);
+    (host(from) == host(to) ? intra : inter).add(routes.get(ranks[from], ranks[to]), costs);
   };
   // The ring neighbours: 2N routes in one cache.
   {

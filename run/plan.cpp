@@ -357,7 +357,7 @@ void apply_slicing(Plan& plan, const topo::Topology& topology) {
 
 void long_run_notice(const Plan& plan, std::ostream& err) {
   constexpr std::uint64_t kLong = 1'000'000'000;
-  // README, Performance: ring all-reduce on 16,384 GPUs, 537 M transfers, in about 2 minutes.
+  // docs/performance.md: ring all-reduce on 16,384 GPUs, 537 M transfers, in about 2 minutes.
   constexpr std::uint64_t kPerMinute = 5'000'000 * 60;
   const std::uint64_t transfers = plan.stream ? plan.stream->op_count() : op_count(plan.schedule, plan.channel_copies);
   if (transfers < kLong) return;

@@ -103,7 +103,7 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
                 topo::PathTable* paths = nullptr);
 
 /// Writes a one-line note to `err` when `plan` has a billion transfers or more: such a run takes
-/// minutes (about 5 million transfers a second for a ring, README Performance) and prints nothing
+/// minutes (about 5 million transfers a second for a ring, docs/performance.md) and prints nothing
 /// until it ends, so a user who asked for 100,000 GPUs is not left waiting in silence.
 void long_run_notice(const Plan& plan, std::ostream& err);
 

@@ -160,7 +160,7 @@ cuda::Probe require_gpu(std::string_view command) {
   cuda::Probe p = cuda::probe();
   if (!p.built)
     throw NoGpuError(fmt::format("{}: this collsim was built without CUDA support (no CUDA toolkit was found when it "
-                                 "was configured; see COLLSIM_CUDA in the README)",
+                                 "was configured; see COLLSIM_CUDA in docs/validation.md)",
                                  command));
   if (p.devices.empty()) throw NoGpuError(fmt::format("{}: {}", command, p.problem));
   return p;

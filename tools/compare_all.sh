@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prints the README's table "Checking against nccl-tests": for every real nccl-tests log in
+# Prints docs/fidelity.md's table "The bundled machines against real logs": for every real nccl-tests log in
 # tests/data/nccl-tests, the median |error| of collsim's prediction per size band, as a Markdown table.
 # Usage: tools/compare_all.sh [BUILD_DIR]   (default: build)
 set -euo pipefail

@@ -54,7 +54,7 @@ constexpr std::array<std::pair<Field, std::string_view>, 31> kHelp{{
     {Field::Network, "Network model: flow (default; links shared max-min fairly) or fifo (one transfer per link and "
                      "direction at a time)"},
     {Field::Params, "Model parameters from this JSON file (\"format\": \"collsim-params-1\", e.g. from collsim "
-                    "calibrate; README, Model parameters), over the topology's own"},
+                    "calibrate; docs/network-model.md, Model parameters), over the topology's own"},
     {Field::Dtype, "Element type float32 (default, as nccl-tests' -d float), float64, float16, bfloat16, int32, uint8. "
                    "Algorithms cut S into parts and chunks of whole elements when S is a multiple of its size (as NCCL "
                    "counts in elements), else of bytes; a sweep prints it in its count and type columns; with "

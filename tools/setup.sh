@@ -3,7 +3,7 @@
 # builds it into build/ (Release). Extra CMake flags can be passed in COLLSIM_CMAKE_ARGS,
 # e.g. COLLSIM_CMAKE_ARGS="-DCOLLSIM_WERROR=ON" as CI does.
 # tools/setup.sh --fuzz also installs clang and its libFuzzer runtime and builds the fuzz harnesses
-# into build-fuzz/ instead (README, "Fuzzing"); build/ is left as it is.
+# into build-fuzz/ instead (docs/development.md, "Fuzzing"); build/ is left as it is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzz=0

@@ -1,8 +1,8 @@
 // Schedules as JSON files, so that users can write their own algorithm without C++ and save what
 // a built-in algorithm made (collsim simulate --save-schedule / --schedule).
 //
-// The format ("collsim-schedule-1") is documented by sim/schedule/schedule.schema.json and the
-// README. In short: a header (algorithm, collective, ranks, helpers, root, size_bytes,
+// The format ("collsim-schedule-1") is documented by sim/schedule/schedule.schema.json and
+// docs/algorithms.md ("Schedule files"). In short: a header (algorithm, collective, ranks, helpers, root, size_bytes,
 // element_size_bytes), an optional chunk table (default: split_even(size_bytes, ranks,
 // element_size_bytes) data chunks), optional phases, and `ops`,
 // each {src, dst, chunk | src_chunk + dst_chunk, combine, step, channel?, deps?}.

@@ -57,7 +57,7 @@ TEST_CASE("l40s-pcie: 2 and 4 GPUs share only their own x16 links, so a ring rea
 }
 
 TEST_CASE("dgx-h100-2node-ib400: two hosts of 8 H100, one 400 Gb/s NIC per GPU", "[topology][bundled][multi-node]") {
-  // Hierarchical all-reduce sees K = 2 hosts of L = 8 ranks: 2(L-1) + 2(K-1) = 16 steps (README).
+  // Hierarchical all-reduce sees K = 2 hosts of L = 8 ranks: 2(L-1) + 2(K-1) = 16 steps (docs/algorithms.md).
   const auto h = simulate_json({"dgx-h100-2node-ib400", "--algorithm", "hierarchical", "--size", "1G"});
   CHECK(h["steps"] == 16);
   // The flat ring's 24 channels cross between the hosts through all 8 NIC pairs (algorithms/channels.hpp),

@@ -19,7 +19,7 @@ namespace {
 std::string fixture(const std::string& name) { return std::string(COLLSIM_SOURCE_DIR) + "/tests/data/nccl-tests/" + name; }
 
 // Ring all-reduce on --gpus 4 --fabric ring, 25 GB/s and 1 us per link: 2(N-1)(α + ⌈S/N⌉/B) =
-// 6 · (1 us + S/4 / 25 GB/s) (README "How the simulation works"; tests/oracle/closed_form_test.cpp).
+// 6 · (1 us + S/4 / 25 GB/s) (docs/network-model.md, "How the simulation works"; tests/oracle/closed_form_test.cpp).
 // The measured times are the predictions divided by 0.8, 1.25, 0.5, 1.6, 1 and 2, so the errors are
 // -20 %, +25 %, -50 %, +60 %, 0 % and +100 %.
 struct HandRow {
@@ -127,7 +127,7 @@ TEST_CASE("compare runs every real log on its bundled machine", "[cli][compare]"
   // The logs with only result rows need --ranks and --collective (shared/data/README.md says which).
   const std::vector<Case> cases{
       {"a100_80g_8gpu_mpi.txt", {"dgx-a100", "--ranks", "8", "--collective", "allreduce"}, 30},
-      // NCCL before 2.28.7 has no NVLS on 2 GPUs (README, "Checking against nccl-tests").
+      // NCCL before 2.28.7 has no NVLS on 2 GPUs (docs/fidelity.md).
       {"h100_2gpu_nvswitch_do.txt", {"dgx-h100", "--ranks", "2", "--collective", "allreduce", "--nccl-algo", "^nvls"}, 21},
       // Ring forced (shared/data/README.md): NCCL's default there would run NVLSTree.
       {"h100_2node_16gpu_ring_ctas24.txt", {"--topology", "dgx-h100-2node-ib400", "--ranks", "16", "--collective",

@@ -164,7 +164,7 @@ TEST_CASE("an atomic replace keeps the old file's owner and group where this use
 }
 
 TEST_CASE("an atomic replace does not keep a hard link: the other name keeps the old content", "[cli][output]") {
-  // The README says so ("Output files"): the target is replaced, never rewritten in place.
+  // docs/commands.md says so ("Output files"): the target is replaced, never rewritten in place.
   const auto dir = scratch_dir("hard_link");
   const auto trace = dir / "t.json";
   const auto other = dir / "other.json";

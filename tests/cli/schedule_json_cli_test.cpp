@@ -266,7 +266,7 @@ TEST_CASE("a timeline (--trace) too large for memory is refused instead of meeti
 
 TEST_CASE("a run of a billion transfers or more says first how long it will take", "[cli][schedule]") {
   // Ring all-reduce has 2(N-1)·N transfers: 19,999,800,000 at N = 100,000 (over an hour at the
-  // README's 5 million a second), 536,838,144 at N = 16,384 (the README's 2-minute run: no note).
+  // docs/performance.md's 5 million a second), 536,838,144 at N = 16,384 (its 2-minute run: no note).
   const auto plan_of = [](collsim::sched::Rank n) {
     collsim::algo::Request request;
     request.nranks = n;

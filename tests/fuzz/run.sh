@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the libFuzzer harnesses of a fuzz build (cmake -DCOLLSIM_FUZZ=ON with clang; README,
+# Runs the libFuzzer harnesses of a fuzz build (cmake -DCOLLSIM_FUZZ=ON with clang; docs/development.md,
 # "Fuzzing") on their seed corpora, and fails when one of them finds a crash, a sanitizer error, a
 # broken invariant, a leak, a hang or an out-of-memory.
 #
@@ -23,7 +23,7 @@ usage() { echo "usage: tests/fuzz/run.sh BUILD_DIR [--runs N | --time SECONDS] [
 build=$(cd "$1" && pwd) || usage
 shift
 
-# Runs per harness in CI, 15 s or less of one core each (75 s of CPU in all; README, "Fuzzing").
+# Runs per harness in CI, 15 s or less of one core each (75 s of CPU in all; docs/development.md, "Fuzzing").
 declare -A ci_runs=([topology]=40000 [schedule]=40000 [params]=80000 [nccl_log]=120000 [units]=400000)
 # Seed folders, read in place; units reads its seeds from a list, one per line.
 declare -A seeds=([topology]="topologies/data" [schedule]="tests/fuzz/corpus/schedule"
@@ -126,7 +126,7 @@ while [ "${#pids[@]}" -gt 0 ]; do
 done
 
 if ((${#failed[@]})); then
-  echo "fuzz: ${#failed[@]} harness(es) failed: ${failed[*]} (README, Fuzzing: a crash becomes a regression input and a test)" >&2
+  echo "fuzz: ${#failed[@]} harness(es) failed: ${failed[*]} (docs/development.md, Fuzzing: a crash becomes a regression input and a test)" >&2
   exit 1
 fi
 echo "fuzz: ${#chosen[@]} harness(es) passed"

@@ -105,7 +105,7 @@ def test_the_gil_is_released_while_it_runs():
 
 
 def test_ctrl_c_stops_a_long_simulation():
-    # Ring all-reduce on 16,384 GPUs: 537 million transfers, minutes of work (README, Performance).
+    # Ring all-reduce on 16,384 GPUs: 537 million transfers, minutes of work (docs/performance.md).
     # Ctrl-C (here SIGINT's flag set by _thread.interrupt_main half a second in) must raise
     # KeyboardInterrupt within 4,096 events of the engine, not after the run: without the check,
     # the call would return a Result after minutes and pytest.raises would fail.

@@ -206,7 +206,7 @@ std::vector<Case> cases(std::mt19937_64& rng, int clusters) {
   }
   const Bandwidth fast{2'400'000'000'000}, slow{200'000'000'000};
   const Time lat{500'000};
-  out.push_back({"2 hosts x 4 (the README's hierarchical fabric)", topo::generate_multi_node({8, 2, fast, lat, slow, lat}), 8});
+  out.push_back({"2 hosts x 4 (docs/algorithms.md's hierarchical fabric)", topo::generate_multi_node({8, 2, fast, lat, slow, lat}), 8});
   out.push_back({"switch", topo::generate_fabric(topo::Fabric::Switch, 5, slow, lat), 5});
   out.push_back({"ring", topo::generate_fabric(topo::Fabric::Ring, 6, slow, Time{0}), 6});
   return out;

@@ -1,6 +1,6 @@
 // NCCL's choice per size (run/nccl_choice.hpp) and NCCL_ALGO's list (run/parse.hpp). The expected
 // picks and times are worked out by hand from NCCL 2.30.7's tables (src/graph/tuning.cc) on the
-// bundled machines: README, "NCCL's choice per size".
+// bundled machines: docs/algorithms.md, "NCCL's choice per size".
 #include <catch2/catch.hpp>
 
 #include "run/errors.hpp"

@@ -24,6 +24,10 @@ namespace py = pybind11;
 /// about rows that could not be predicted: (document, [warning, ...]).
 [[nodiscard]] py::tuple compare(const py::object& log, const py::object& topology, const py::dict& options);
 
+/// `collsim train --format json`'s document (train::render_json) for `topology` and the keywords in
+/// `options` (train/train_text.hpp's fields).
+[[nodiscard]] std::string train(const py::object& topology, const py::dict& options);
+
 /// `collsim algorithms --format json`'s document.
 [[nodiscard]] std::string algorithms();
 

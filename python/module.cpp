@@ -21,6 +21,8 @@ PYBIND11_MODULE(_collsim, m) {
         "(JSON document of `collsim compare --format json`, warnings)");
   m.def("topology", &collsim::python::make_topology, py::arg("spec"), py::arg("document"), py::arg("options"),
         "A TopologyHandle from a name or file, a JSON document or generator keywords");
+  m.def("train", &collsim::python::train, py::arg("topology"), py::arg("options"),
+        "The JSON document of `collsim train --format json`");
   m.def("algorithms", &collsim::python::algorithms, "The JSON document of `collsim algorithms --format json`");
   m.def("bundled_topologies", [] {
     std::vector<std::string> names;

@@ -14,6 +14,7 @@ constexpr std::array<std::string_view, kFields> kNames{
     "log", "output", "resume", "sizes", "algorithms", "collectives", "shard", "jobs", "min_size", "max_size",
     "minbytes", "maxbytes", "stepfactor", "stepbytes", "max_evaluations", "nccl_algo", "shards", "gpus_per_thread", "p2p_level",
     "node", "leaf_nics", "spines", "oversubscription", "planes", "switch_latency", "routing",
+    "mode", "parameters", "layers", "tensors", "preset", "bucket_cap", "first_bucket", "forward_time", "backward_time",
 };
 
 std::string by_name(Field f) { return std::string(field_name(f)); }

@@ -20,9 +20,10 @@ enum class Field : std::uint8_t {
   Log, Output, Resume, Sizes, Algorithms, Collectives, Shard, Jobs, MinSize, MaxSize, MinBytes, MaxBytes,
   StepFactor, StepBytes, MaxEvaluations, NcclAlgo, Shards, GpusPerThread, P2pLevel,
   Node, LeafNics, Spines, Oversubscription, Planes, SwitchLatency, Routing,
+  Mode, Parameters, Layers, Tensors, Preset, BucketCap, FirstBucket, ForwardTime, BackwardTime,
 };
-/// How many fields there are (Routing is the last).
-inline constexpr std::size_t kFields = static_cast<std::size_t>(Field::Routing) + 1;
+/// How many fields there are (BackwardTime is the last).
+inline constexpr std::size_t kFields = static_cast<std::size_t>(Field::BackwardTime) + 1;
 
 /// The snake_case name of `field` ("chunk_size"), as requests and Python keywords spell it.
 [[nodiscard]] std::string_view field_name(Field field) noexcept;

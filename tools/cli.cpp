@@ -52,6 +52,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   MergeOptions merge;
   PlotOptions plot;
   ValidateOptions validate;
+  TrainOptions train;
   CLI::App* simulate_cmd = add_simulate(app, simulate);
   CLI::App* explain_cmd = add_explain(app, explain);
   CLI::App* topo_cmd = add_topo(app, topo);
@@ -63,6 +64,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   CLI::App* calibrate_cmd = add_calibrate(app, calibrate);
   CLI::App* bench_cmd = add_bench(app, bench);
   CLI::App* validate_cmd = add_validate(app, validate);
+  CLI::App* train_cmd = add_train(app, train);
   const std::string subcommands = subcommand_list(app);
 
   // CLI11 would only say "a subcommand is required"; name what was typed instead.
@@ -100,6 +102,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (merge_cmd->parsed()) return run_merge(merge, out);
     if (plot_cmd->parsed()) return run_plot(plot);
     if (validate_cmd->parsed()) return run_validate(validate, out, err);
+    if (train_cmd->parsed()) return run_train(train, out, err);
     return fail(err, kExitBadInput, fmt::format("expected a subcommand: {}", subcommands));
   } catch (const UsageError& e) {
     return fail(err, kExitBadInput, e.what());

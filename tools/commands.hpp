@@ -13,6 +13,7 @@
 #include "tools/fidelity_options.hpp"
 #include "tools/options.hpp"
 #include "tools/verify_options.hpp"
+#include "train/train_text.hpp"
 #include "validation/cuda/gpu_runtime.hpp"
 
 namespace collsim::cli {
@@ -168,5 +169,16 @@ struct PlotOptions {
 };
 CLI::App* add_plot(CLI::App& app, PlotOptions& options);
 int run_plot(const PlotOptions& options);
+
+/// collsim train's flags: the request's text (train/train_text.hpp) and what the command prints.
+struct TrainOptions {
+  train::TrainText text;
+  TopologyOptions topology;
+  FidelityOptions fidelity;  ///< --protocol, --channels, --slice, --params, --max-ops, --nccl-algo, --gpus-per-thread
+  std::string format = "table";
+  std::string trace;  ///< --trace FILE: the step's timeline (Chrome trace event format)
+};
+CLI::App* add_train(CLI::App& app, TrainOptions& options);
+int run_train(const TrainOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace collsim::cli

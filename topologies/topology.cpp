@@ -51,6 +51,18 @@ Topology::Topology(std::string name, std::string description, std::vector<Node> 
   for (NodeId i = 0; i < n; ++i)
     if (nodes_[i].type == NodeType::Gpu) gpus_.push_back(i);
   if (gpus_.empty()) throw TopologyError(fmt::format("{}: /nodes: found no node of type \"gpu\", expected at least one", where));
+  {
+    std::unordered_map<std::string_view, std::uint32_t> index;  // views into nodes_, which no longer moves
+    host_index_.reserve(n);
+    for (const Node& node : nodes_) {
+      const auto [it, added] = index.try_emplace(node.host, static_cast<std::uint32_t>(hosts_.size()));
+      if (added) hosts_.emplace_back();
+      host_index_.push_back(it->second);
+      HostSummary& h = hosts_[it->second];
+      if (node.type == NodeType::Gpu) ++h.gpus;
+      if (node.type == NodeType::Cpu && h.cpu_vendor == CpuVendor::Unknown) h.cpu_vendor = node.vendor;
+    }
+  }
 
   graph_ = std::make_unique<Graph>(n);
   std::set<std::pair<NodeId, NodeId>> seen;

@@ -176,6 +176,15 @@ class Topology {
 
   /// The directed links leaving `node`, in link order. Throws std::out_of_range for no such node.
   [[nodiscard]] std::span<const LinkId> out_links(NodeId node) const { return out_links_.at(node); }
+  /// What NCCL's per-host rules read of the host `node` belongs to (its "host" field; nodes without
+  /// one share the host ""): how many GPUs it has and the vendor of its first cpu node in file order
+  /// (Unknown without one). Counted once at construction, so a lookup is O(1) however many hosts.
+  struct HostSummary {
+    std::uint32_t gpus = 0;
+    CpuVendor cpu_vendor = CpuVendor::Unknown;
+  };
+  [[nodiscard]] const HostSummary& host_summary(NodeId node) const { return hosts_.at(host_index_.at(node)); }
+
   /// Sum of the bandwidths of the links leaving `node` (the injection bandwidth of a GPU). O(1).
   [[nodiscard]] Bandwidth out_bandwidth(NodeId node) const;
 
@@ -194,6 +203,8 @@ class Topology {
   std::vector<NodeId> gpus_;
   std::vector<std::vector<LinkId>> out_links_;  // by node, in link order
   std::vector<Bandwidth> out_bandwidth_;        // by node
+  std::vector<std::uint32_t> host_index_;       // by node: its host's index in hosts_
+  std::vector<HostSummary> hosts_;              // by host, in order of first appearance
   std::unique_ptr<Graph> graph_;
   ModelParams params_;
   std::optional<P2pLevel> p2p_level_;

@@ -31,17 +31,10 @@ PathType path_type(const Topology& topology, std::span<const LinkId> route) {
 }
 
 P2pLevel default_p2p_level(const Topology& topology, NodeId gpu) {
-  const std::string& host = topology.node(gpu).host;
-  CpuVendor vendor = CpuVendor::Unknown;
-  std::uint32_t gpus = 0;
-  for (const Node& n : topology.nodes()) {
-    if (n.host != host) continue;
-    if (n.type == NodeType::Gpu) ++gpus;
-    if (n.type == NodeType::Cpu && vendor == CpuVendor::Unknown) vendor = n.vendor;
-  }
+  const Topology::HostSummary& host = topology.host_summary(gpu);
   // ncclTopoCheckP2p (src/graph/paths.cc, NCCL 2.30.7): "Allow P2P between pairs of GPU devices on
   // AMD systems".
-  return vendor == CpuVendor::Amd && gpus <= 2 ? P2pLevel::Sys : P2pLevel::Pxb;
+  return host.cpu_vendor == CpuVendor::Amd && host.gpus <= 2 ? P2pLevel::Sys : P2pLevel::Pxb;
 }
 
 P2pLevel p2p_level_of(const Topology& topology, NodeId gpu) {

@@ -22,7 +22,7 @@ import warnings as _warnings
 __version__ = "@PROJECT_VERSION@"
 
 __all__ = [
-    "simulate", "sweep", "compare", "topology", "algorithms", "bundled_topologies",
+    "simulate", "sweep", "compare", "train", "topology", "algorithms", "bundled_topologies",
     "Result", "CompareResult", "Topology",
     "Error", "RequestError", "OverflowError", "AlgorithmError", "TopologyError", "UnitError",
     "ScheduleFileError", "OutputError", "InternalError", "CollsimWarning",
@@ -233,6 +233,18 @@ def simulate(topology=None, **options):
     ``gpus_per_thread`` (GPUs one host thread drives, as nccl-tests -g G; default 1), ``network``,
     ``verify`` (bool) and ``op``. Returns a Result. The GIL is released while it runs."""
     return Result(_json.loads(_collsim.simulate(_topology_argument(topology, "simulate"), options)))
+
+
+def train(topology=None, **options):
+    """Predicts a data-parallel training step, as ``collsim train``: ``topology`` (as simulate's;
+    default dgx-a100), ``mode`` ("ddp" or "fsdp"), one model of ``preset``, ``tensors`` (a JSON
+    model file) or ``parameters`` (with ``layers``), ``dtype``, ``forward_time``, ``backward_time``,
+    ``bucket_cap`` and ``ranks`` (each a value or a list: one case per combination),
+    ``first_bucket``, ``algorithm`` (default "nccl"), ``chunk_size``, ``protocol``, ``channels``,
+    ``slice``, ``params``, ``max_ops``, ``nccl_algo``, ``gpus_per_thread`` and ``network``. Returns
+    the document of ``collsim train --format json`` as a dict (times in microseconds, as exact
+    decimal strings). The GIL is released while it runs."""
+    return _json.loads(_collsim.train(_topology_argument(topology, "train"), options))
 
 
 def sweep(topologies=None, **options):

@@ -16,7 +16,7 @@
 // reader to make by hand are made as it says (mine.json, broken.json). Left out, each for its reason:
 // `bench` other than `--quick` (benchmarks take minutes; tests/cli/bench_cli_test.cpp runs their
 // flags), and lines that are templates, not commands (the Slurm and GNU parallel scripts, which do
-// not start with `build/`). Where there is no GPU, `validate` and `topo --detect` must exit 3 with
+// not start with `build/`; tests/slurm/slurm_sweep_test.sh runs the Slurm one on a Slurm cluster). Where there is no GPU, `validate` and `topo --detect` must exit 3 with
 // the README's first words of the message (the rest names the machine's CUDA state).
 #include <catch2/catch.hpp>
 

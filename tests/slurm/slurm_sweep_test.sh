@@ -82,7 +82,7 @@ trap teardown EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# Prints the daemons' logs, last lines first of each.
+# Prints the last lines of each of the daemons' logs.
 print_logs() {
   local f
   for f in "$scratch"/log/*; do
@@ -229,7 +229,8 @@ echo "== submitted job array $job"
 finished='^(COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE|PREEMPTED)$'
 deadline=$((SECONDS + 300))
 while :; do
-  tasks=$(scontrol -o show job "$job" | sed -E 's/.*ArrayTaskId=([^ ]*).*JobState=([^ ]*).*ExitCode=([^ ]*).*/\1 \2 \3/')
+  tasks=$(scontrol -o show job "$job" | sed -E 's/.*ArrayTaskId=([^ ]*).*JobState=([^ ]*).*ExitCode=([^ ]*).*/\1 \2 \3/') ||
+    { print_logs; fail "scontrol cannot show job array $job"; }
   awk -v f="$finished" '$2 !~ f { exit 1 }' <<<"$tasks" && break
   if ((SECONDS > deadline)); then
     echo "$tasks"

@@ -9,7 +9,7 @@
 # first `collsim merge ...` in backquotes after it is the merge command. Two changes, both because
 # the README's sweep is sized for a cluster (2 to 1024 GPUs, two hours a task) and this runs on 2
 # cores in CI, each the smallest that keeps the script as written:
-#   - the sweep's `--gpus RANGE` becomes `--gpus 2..8` (every other flag, the sizes, algorithms,
+#   - the sweep's `--gpus RANGE` becomes `--gpus 2..4` (every other flag, the sizes, algorithms,
 #     `-j "$SLURM_CPUS_PER_TASK"`, `--shard`, `-o` and `--resume`, stays as the README has it);
 #   - sbatch gets `--cpus-per-task=1` on its command line (which overrides the script's #SBATCH line,
 #     as it would for any user): all tasks then fit on the one node at once, one core each.
@@ -121,8 +121,8 @@ awk -v script="$scratch/work/readme_job.sh" -v merge="$scratch/work/merge_comman
 merge_command=$(cat "$scratch/work/merge_command")
 grep -q -- '^collsim sweep .*--gpus [^ ]' "$scratch/work/readme_job.sh" ||
   fail "$readme: the Slurm job script has no \`collsim sweep ... --gpus RANGE\` line"
-sed -E 's/--gpus [^ ]+/--gpus 2..8/' "$scratch/work/readme_job.sh" >"$scratch/work/job.sh"
-echo "== job script (README's, with --gpus 2..8):"
+sed -E 's/--gpus [^ ]+/--gpus 2..4/' "$scratch/work/readme_job.sh" >"$scratch/work/job.sh"
+echo "== job script (README's, with --gpus 2..4):"
 cat "$scratch/work/job.sh"
 echo "== merge command (README's): $merge_command"
 

@@ -26,7 +26,9 @@ collsim=$(realpath "${1:?usage: slurm_sweep_test.sh COLLSIM_BINARY README_MD}")
 readme=$(realpath "${2:?usage: slurm_sweep_test.sh COLLSIM_BINARY README_MD}")
 start_s=$SECONDS
 
-skip() { echo "SKIPPED: $*"; exit 77; }
+# A skip's reason is one line starting `SKIPPED (slurm_sweep):`, which .ci/run shows (ctest prints no
+# skipped test's output).
+skip() { echo "SKIPPED (slurm_sweep): $*"; exit 77; }
 fail() { echo "FAILED: $*"; exit 1; }
 
 # The daemons live in /usr/sbin, which a non-root PATH may lack.
@@ -92,6 +94,13 @@ print_logs() {
   done
 }
 
+# The daemons' last error line, for a skip's one-line reason; the errors every start logs (no MPI
+# library for pmix, no state files yet) left out.
+last_error() {
+  cat "$scratch"/log/* 2>/dev/null | grep -i 'error\|fatal' |
+    grep -v -i 'pmix\|MPI\|state file\|NOTE: Trying backup' | tail -n 1 || true
+}
+
 # Whether TCP port $1 is taken on this machine (listening or in use, IPv4 or IPv6).
 port_taken() {
   local hex
@@ -148,7 +157,7 @@ ln -s "$collsim" "$scratch/bin/collsim"
 export PATH="$scratch/bin:$PATH"
 
 mungekey --create --keyfile="$scratch/munge/munge.key" >/dev/null 2>"$scratch/log/mungekey.log" ||
-  { print_logs; skip "mungekey cannot create a key"; }
+  { print_logs; skip "mungekey cannot create a key: $(last_error)"; }
 munged --foreground --socket="$scratch/munge/socket" --key-file="$scratch/munge/munge.key" \
   --pid-file="$scratch/munge/munged.pid" --seed-file="$scratch/munge/munged.seed" \
   --log-file="$scratch/log/munged.log" >"$scratch/log/munged.out" 2>&1 &
@@ -163,7 +172,7 @@ while ((SECONDS < up_by)); do
   kill -0 "${pids[0]}" 2>/dev/null || break
   sleep 0.2
 done
-[ -n "${munge_up:-}" ] || { print_logs; skip "munged does not start here (its log is above)"; }
+[ -n "${munge_up:-}" ] || { print_logs; skip "munged does not start here: $(last_error)"; }
 
 user=$(id -un)
 host=$(uname -n)
@@ -216,7 +225,7 @@ while ((SECONDS < up_by)); do
   sleep 0.2
 done
 [ "${state:-}" = idle ] ||
-  { print_logs; skip "Slurm does not start here: node state '${state:-none}' after $((SECONDS - start_s)) s (logs above)"; }
+  { print_logs; skip "Slurm does not start here: node state '${state:-none}' after $((SECONDS - start_s)) s; $(last_error)"; }
 echo "== one-node Slurm cluster up on ports $ctld_port/$slurmd_port after $((SECONDS - start_s)) s"
 
 # --- The sweep: the job array, then the merge, then the unsharded sweep.

@@ -18,7 +18,8 @@
 // of its page wrote. Files a page tells the reader to make by hand are made as it says (mine.json,
 // broken.json). Left out, each for its reason: `bench` other than `--quick` (benchmarks take
 // minutes; tests/cli/bench_cli_test.cpp runs their flags), and lines that are templates, not
-// commands (the Slurm and GNU parallel scripts, which do not start with `build/`). Where there is no
+// commands (the Slurm and GNU parallel scripts, which do not start with `build/`;
+// tests/slurm/slurm_sweep_test.sh runs the Slurm one on a Slurm cluster). Where there is no
 // GPU, `validate` and `topo --detect` must exit 3 with the page's first words of the message (the
 // rest names the machine's CUDA state). A failure names the page and line (`docs/sweeps.md:42`).
 //

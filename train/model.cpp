@@ -74,6 +74,15 @@ Layer layer_of_object(const json& j, std::size_t index, std::string_view where) 
   return layer;
 }
 
+// The element counts must sum below 2^64, so that every total of the model is exact.
+void check_total(const Model& m, std::string_view where) {
+  std::uint64_t sum = 0;
+  for (const Layer& l : m.layers)
+    for (std::uint64_t t : l.tensors)
+      if (__builtin_add_overflow(sum, t, &sum))
+        throw ModelError(fmt::format("{}: the element counts sum past 2^64 - 1; expected a model that fits", where));
+}
+
 // floor(total · upto / all) in picoseconds, exact (128 bits).
 Time share(Time total, std::uint64_t upto, std::uint64_t all) {
   return Time{static_cast<std::int64_t>(static_cast<u128>(total.count()) * upto / all)};
@@ -105,8 +114,7 @@ Bytes checked_bytes(std::uint64_t elements, std::uint32_t element_size) {
 
 Model model_of_count(std::uint64_t parameters, std::uint32_t layers) {
   if (layers == 0 || layers > parameters)
-    throw ModelError(fmt::format("--layers: found {}, expected 1 to {} (at least one parameter per layer)", layers,
-                                 parameters));
+    throw ModelError(fmt::format("found {}, expected 1 to {} (at least one parameter per layer)", layers, parameters));
   Model m;
   m.name = fmt::format("{} parameters", parameters);
   m.source = "--parameters/--layers";
@@ -138,6 +146,7 @@ Model model_of_json(std::string_view text, std::string_view where) {
       l.tensors.push_back(element_count(j[i], where, fmt::format("/{}", i)));
       m.layers.push_back(std::move(l));
     }
+    check_total(m, where);
     return m;
   }
   if (!j.is_object())
@@ -152,6 +161,7 @@ Model model_of_json(std::string_view text, std::string_view where) {
     throw ModelError(fmt::format("{}: /layers: {}, expected a non-empty array of layers", where,
                                  layers == j.end() ? std::string("missing") : "found " + layers->dump()));
   for (std::size_t i = 0; i < layers->size(); ++i) m.layers.push_back(layer_of_object((*layers)[i], i, where));
+  check_total(m, where);
   return m;
 }
 

@@ -164,12 +164,17 @@ TrainResult run_train(const TrainRequest& request, const algo::AlgorithmRegistry
       throw run::RequestError(run::Field::Ranks, std::to_string(n),
                               fmt::format("{}: found {}, but topology {} has {} GPUs; expected 1 to {}",
                                           run::ref(run::Field::Ranks), n, topology.name(), gpus, gpus));
-  for (std::uint32_t n : ranks) {
-    if (request.mode == Mode::Fsdp) {
-      r.cases.push_back(fsdp_case(request, pricer, n));
-      continue;
+  try {
+    for (std::uint32_t n : ranks) {
+      if (request.mode == Mode::Fsdp) {
+        r.cases.push_back(fsdp_case(request, pricer, n));
+        continue;
+      }
+      for (Bytes cap : request.bucket_caps) r.cases.push_back(ddp_case(request, pricer, n, cap));
     }
-    for (Bytes cap : request.bucket_caps) r.cases.push_back(ddp_case(request, pricer, n, cap));
+  } catch (const ModelError& e) {  // a unit padded to N elements past 2^64 bytes
+    throw run::RequestError(run::Field::Parameters, std::to_string(r.parameters),
+                            fmt::format("{}: {}", run::ref(run::Field::Parameters), e.what()));
   }
   return r;
 }

@@ -87,6 +87,13 @@ TrainRequest train_request(const TrainText& t) {
   r.mode = parse_mode(t.mode);
   r.model = model_of(t);
   r.dtype = t.dtype.empty() ? validation::DType::Float32 : run::parse_dtype(t.dtype);
+  // Every size below (a layer, a bucket) is at most the model's bytes, so one check covers them.
+  try {
+    (void)checked_bytes(r.model.parameters(), validation::dtype_size(r.dtype));
+  } catch (const ModelError& e) {
+    const Field f = !t.preset.empty() ? Field::Preset : !t.tensors.empty() ? Field::Tensors : Field::Parameters;
+    throw RequestError(f, "", fmt::format("{}: {}", ref(f), e.what()));
+  }
   const auto forward = optional_time(Field::ForwardTime, t.forward_time);
   const auto backward = optional_time(Field::BackwardTime, t.backward_time);
   try {

@@ -87,4 +87,9 @@ TEST_CASE("train: bad input names the flag", "[cli][train]") {
   const auto bad = temp_file("train_bad_model.json", R"({"layers": [{"tensors": [0]}]})");
   check_bad_input({"train", "--tensors", bad}, "/layers/0/tensors/0: found 0");
   check_bad_input(with(kSmall, {"--format", "xml"}), "--format: found \"xml\"");
+  // Sizes past 2^64 bytes are bad input, not an internal error.
+  check_bad_input({"train", "--parameters", "18446744073709551615"}, "--parameters: 18446744073709551615 elements of 4 bytes");
+  const auto huge = temp_file("train_huge_model.json", "[18446744073709551615, 1]");
+  check_bad_input({"train", "--tensors", huge}, "the element counts sum past 2^64 - 1");
+  check_bad_input({"train", "--parameters", "10", "--layers", "20"}, "--layers: found 20, expected 1 to 10");
 }

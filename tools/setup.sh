@@ -14,8 +14,9 @@ case "${1:-}" in
 esac
 
 # pybind11-dev and python3-dev build the Python module (python/); python3-pandas and python3-pytest run its tests.
+# dpkg-dev (dpkg-shlibdeps) and file let CPack compute the .deb's dependencies (README, "Install as a package").
 packages=(g++ make cmake libboost-graph-dev nlohmann-json3-dev libcli11-dev catch2 libfmt-dev libbenchmark-dev
-          gnuplot-nox pybind11-dev python3-dev python3-pandas python3-pytest)
+          gnuplot-nox pybind11-dev python3-dev python3-pandas python3-pytest dpkg-dev file)
 # Debian 12's clang is clang 14; libFuzzer and the sanitizer runtimes are its libclang-rt-14-dev.
 if ((fuzz)); then packages+=(clang libclang-rt-14-dev); fi
 missing=()

@@ -1,5 +1,7 @@
 // collsim train: how long a data-parallel training step takes and how much of it is communication
 // (DDP's bucketed all-reduces, or FSDP's all-gathers and reduce-scatters), for a model on a topology.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "run/atomic_file.hpp"
@@ -36,10 +38,12 @@ CLI::App* add_train(CLI::App& app, TrainOptions& o) {
             "The backward pass's compute time, spread likewise; default 0 (nothing to hide communication behind)");
   add_value(*cmd, "--bucket-cap", o.text.bucket_cap,
             "ddp: gradient bucket limit (DDP's bucket_cap_mb), default 25M; a comma list runs one case each, "
-            "e.g. 1M,5M,25M,100M");
-  add_value(*cmd, "--first-bucket", o.text.first_bucket, "ddp: the first bucket's limit, default 1M (as PyTorch)");
+            "e.g. 1M,5M,25M,100M. Given, it limits the first bucket too, as in PyTorch");
+  add_value(*cmd, "--first-bucket", o.text.first_bucket,
+            "ddp: the first bucket's limit; default 1M without --bucket-cap, the cap with it (as PyTorch)");
   add_value(*cmd, "--ranks", o.text.ranks,
-            "Data-parallel ranks (the topology's first N GPUs), a count or list such as 8,16..64; default: all");
+            "Data-parallel ranks (the topology's first N GPUs): a count or list; A..B means the powers of two from A "
+            "to B, e.g. 8,16..64; default: all");
   add_value(*cmd, "--algorithm", o.text.algorithm,
             "Every collective's algorithm; default nccl (NCCL's choice per size); `collsim algorithms` lists them");
   add_shared(*cmd, run::Field::ChunkSize, o.text.options.chunk_size);
@@ -60,10 +64,13 @@ int run_train(const TrainOptions& o, std::ostream& out, std::ostream& err) {
   text.topology = o.topology.text();
   text.model = o.fidelity.text();
   const train::TrainRequest request = train::train_request(text);
+  // Before the cases run, which can take a while: a timeline holds one case.
+  const std::size_t cases = std::max<std::size_t>(request.ranks.size(), 1) *
+                            (request.mode == train::Mode::Ddp ? request.bucket_caps.size() : 1);
+  if (!o.trace.empty() && cases != 1)
+    throw UsageError(fmt::format("--trace: found {} cases (lists in --ranks or --bucket-cap), expected one", cases));
   const train::TrainResult result = train::run_train(request);
   if (!o.trace.empty()) {
-    if (result.cases.size() != 1)
-      throw UsageError(fmt::format("--trace: found {} cases (lists in --ranks or --bucket-cap), expected one", result.cases.size()));
     run::write_file_atomically(o.trace, [&](std::ostream& s) { train::write_trace(s, result, result.cases.front()); });
   }
   o.topology.default_notice(err);

@@ -155,7 +155,10 @@ Model model_of_json(std::string_view text, std::string_view where) {
   for (const auto& [key, value] : j.items())
     if (key != "layers" && key != "name")
       throw ModelError(fmt::format("{}: /{}: unknown key, expected layers or name", where, key));
-  if (const auto it = j.find("name"); it != j.end() && it->is_string()) m.name = it->get<std::string>();
+  if (const auto it = j.find("name"); it != j.end()) {
+    if (!it->is_string()) throw ModelError(fmt::format("{}: /name: found {}, expected a string", where, it->dump()));
+    m.name = it->get<std::string>();
+  }
   const auto layers = j.find("layers");
   if (layers == j.end() || !layers->is_array() || layers->empty())
     throw ModelError(fmt::format("{}: /layers: {}, expected a non-empty array of layers", where,

@@ -64,8 +64,9 @@ struct UnitCollectives {
 /// FSDP FULL_SHARD (ZeRO-3), one unit per layer, one communication stream: each unit's parameters are
 /// all-gathered before its forward and again before its backward (they are freed after each), and its
 /// gradients reduce-scattered after its backward. The next unit's all-gather is issued when a unit's
-/// compute starts (forward: prefetch of the next unit; backward: BACKWARD_PRE, PyTorch's default), so
-/// at most two units are gathered at once. Stream order therefore is AG(0), AG(1), ... AG(U-1) in
+/// compute starts, so at most two units are gathered at once (backward: BACKWARD_PRE, PyTorch's
+/// default; forward: forward_prefetch is off by default, but the CPU issues the next all-gather while
+/// the GPU runs the current unit, and limit_all_gathers lets two be in flight). Stream order therefore is AG(0), AG(1), ... AG(U-1) in
 /// forward, then AG(U-1), AG(U-2), RS(U-1), AG(U-3), RS(U-2), ..., RS(0) in backward
 /// (torch/distributed/fsdp, PyTorch v2.5: _runtime_utils.py _pre_forward_unshard, _prefetch_handle,
 /// BackwardPrefetch.BACKWARD_PRE). `forward`, `backward`, `units`: per unit in forward order.

@@ -20,6 +20,11 @@ struct Priced {
   std::string choice;
 };
 
+// What a collective's error is about: the step's sizes are the model's, not a --size the user gave.
+std::string context(sched::Collective c, std::uint32_t ranks, Bytes bytes) {
+  return fmt::format("the step's {} of {} bytes on {} ranks: ", sched::collective_name(c), bytes, ranks);
+}
+
 // Simulates each (collective, ranks, bytes) once on one topology, its routes shared by every run.
 class Pricer {
  public:
@@ -42,8 +47,15 @@ class Pricer {
     r.model = request_.model_options;
     r.network = request_.network;
     r.ops = run::Ops::OnDemand;
-    const run::Plan plan = run::plan_on(r, *topology_, registry_, &paths_);
-    const sim::Summary s = run::run_plan(plan, *topology_, r).run.summary;
+    sim::Summary s;
+    try {
+      const run::Plan plan = run::plan_on(r, *topology_, registry_, &paths_);
+      s = run::run_plan(plan, *topology_, r).run.summary;
+    } catch (const run::OverflowError& e) {
+      throw run::OverflowError(e.field(), e.value(), context(collective, ranks, bytes) + e.message());
+    } catch (const run::RequestError& e) {
+      throw run::RequestError(e.field(), e.value(), context(collective, ranks, bytes) + e.message());
+    }
     return cache_.emplace(key, Priced{s.time, s.bytes_sent_per_rank_max, s.algorithm, s.algorithm_choice}).first->second;
   }
 
@@ -89,7 +101,8 @@ TrainCase ddp_case(const TrainRequest& request, Pricer& pricer, std::uint32_t ra
   const std::vector<Gradient> grads = backward_order(m, validation::dtype_size(request.dtype));
   std::vector<Bytes> bytes;
   for (const Gradient& g : grads) bytes.push_back(g.bytes);
-  const std::vector<Bucket> buckets = ddp_buckets(bytes, request.first_bucket, cap);
+  const Bytes first = first_bucket_of(request, cap);
+  const std::vector<Bucket> buckets = ddp_buckets(bytes, first, cap);
   std::vector<std::size_t> layer;
   std::vector<Bytes> size;
   std::vector<Time> time;
@@ -103,6 +116,7 @@ TrainCase ddp_case(const TrainRequest& request, Pricer& pricer, std::uint32_t ra
   TrainCase c;
   c.ranks = ranks;
   c.bucket_cap = cap;
+  c.first_bucket = first;
   c.timeline = ddp_timeline(times(m, &Layer::forward), times(m, &Layer::backward), layer, size, time);
   for (std::size_t b = 0; b < buckets.size(); ++b) {
     const Priced& p = *priced[b];
@@ -140,6 +154,11 @@ TrainCase fsdp_case(const TrainRequest& request, Pricer& pricer, std::uint32_t r
 
 }  // namespace
 
+Bytes first_bucket_of(const TrainRequest& request, Bytes cap) {
+  if (request.first_bucket) return *request.first_bucket;
+  return request.bucket_caps_given ? cap : kDdpFirstBucketBytes;
+}
+
 std::string_view mode_name(Mode m) noexcept { return m == Mode::Ddp ? "ddp" : "fsdp"; }
 
 TrainResult run_train(const TrainRequest& request, const algo::AlgorithmRegistry& registry) {
@@ -155,7 +174,6 @@ TrainResult run_train(const TrainRequest& request, const algo::AlgorithmRegistry
   r.dtype = request.dtype;
   r.topology = topology.name();
   r.algorithm = request.algorithm;
-  r.first_bucket = request.mode == Mode::Ddp ? request.first_bucket : 0;
   const auto gpus = static_cast<std::uint32_t>(topology.gpus().size());
   std::vector<std::uint32_t> ranks = request.ranks;
   if (ranks.empty()) ranks.push_back(gpus);
@@ -172,6 +190,11 @@ TrainResult run_train(const TrainRequest& request, const algo::AlgorithmRegistry
       }
       for (Bytes cap : request.bucket_caps) r.cases.push_back(ddp_case(request, pricer, n, cap));
     }
+  } catch (const ClockOverflowError& e) {  // compute and communication past the clock's end
+    throw run::RequestError(run::Field::BackwardTime, "",
+                            fmt::format("{} and {}: the step passes the simulated clock's end (about 106 days): {}; "
+                                        "expected shorter compute times or a smaller model",
+                                        run::ref(run::Field::ForwardTime), run::ref(run::Field::BackwardTime), e.what()));
   } catch (const ModelError& e) {  // a unit padded to N elements past 2^64 bytes
     throw run::RequestError(run::Field::Parameters, std::to_string(r.parameters),
                             fmt::format("{}: {}", run::ref(run::Field::Parameters), e.what()));

@@ -31,7 +31,13 @@ struct TrainRequest {
   run::TopologySpec topology;
   std::vector<std::uint32_t> ranks;      ///< data-parallel group sizes; empty: every GPU of the topology
   std::vector<Bytes> bucket_caps{kDdpBucketCapBytes};  ///< DDP's bucket_cap_mb, in bytes (>= 1)
-  Bytes first_bucket = kDdpFirstBucketBytes;           ///< DDP's first bucket limit (>= 1)
+  /// Whether bucket_caps were given (DDP's bucket_cap_mb passed): then the first bucket's limit is
+  /// the cap, not 1 MiB (DistributedDataParallel.__init__ and _ddp_init_helper, distributed.py,
+  /// PyTorch v2.5: `_DEFAULT_FIRST_BUCKET_BYTES if self.bucket_bytes_cap_default else
+  /// self.bucket_bytes_cap`).
+  bool bucket_caps_given = false;
+  /// The first bucket's limit over that rule (dist._DEFAULT_FIRST_BUCKET_BYTES set by the user).
+  std::optional<Bytes> first_bucket;
   std::string algorithm = "nccl";        ///< every collective's algorithm (a registry name, or nccl)
   run::AlgorithmOptions options;
   run::ModelOptions model_options;
@@ -51,10 +57,15 @@ struct CollectiveRow {
   std::string last_layer;
 };
 
+/// DDP's first bucket limit for `cap`: request.first_bucket when set, else `cap` when the caps were
+/// given, else 1 MiB (PyTorch v2.5's rule; TrainRequest::bucket_caps_given).
+[[nodiscard]] Bytes first_bucket_of(const TrainRequest& request, Bytes cap);
+
 /// One case: N ranks (and, for DDP, one bucket cap), its timeline and collectives.
 struct TrainCase {
   std::uint32_t ranks = 0;
   Bytes bucket_cap = 0;   ///< DDP; 0 for FSDP
+  Bytes first_bucket = 0; ///< DDP: the first bucket's limit; 0 for FSDP
   Timeline timeline;
   std::vector<CollectiveRow> collectives;  ///< in stream order, as timeline.collectives
   /// Sums over the step of the most bytes one rank sent, per collective kind.
@@ -74,7 +85,6 @@ struct TrainResult {
   validation::DType dtype = validation::DType::Float32;
   std::string topology;
   std::string algorithm;   ///< as asked
-  Bytes first_bucket = 0;  ///< DDP
   std::vector<TrainCase> cases;
 };
 

@@ -26,12 +26,14 @@ std::string cap_text(const TrainResult& r, const TrainCase& c) {
 std::string render_table(const TrainResult& r) {
   std::string out = setup_line(r) + "\n";
   out += fmt::format("  model source          {}\n", r.model_source);
-  if (r.mode == Mode::Ddp) out += fmt::format("  first bucket          {}\n", format_size(r.first_bucket));
   if (r.cases.size() == 1) {
     const TrainCase& c = r.cases.front();
     const Timeline& t = c.timeline;
     out += fmt::format("  ranks                 {}\n", c.ranks);
-    if (r.mode == Mode::Ddp) out += fmt::format("  bucket cap            {}\n", format_size(c.bucket_cap));
+    if (r.mode == Mode::Ddp) {
+      out += fmt::format("  first bucket          {}\n", format_size(c.first_bucket));
+      out += fmt::format("  bucket cap            {}\n", format_size(c.bucket_cap));
+    }
     out += fmt::format("  step time             {}\n", format_time(t.step));
     out += fmt::format("  compute               {}\n", format_time(t.compute_time));
     out += fmt::format("  communication         {} in {} collectives\n", format_time(t.communication), c.collectives.size());
@@ -53,10 +55,12 @@ std::string render_table(const TrainResult& r) {
     return out;
   }
   out += "\n";
-  out += fmt::format("{:>7} {:>12} {:>11} {:>16} {:>16} {:>16} {:>16}\n", "ranks", "bucket cap", "collectives", "step",
-                     "compute", "communication", "exposed");
+  out += fmt::format("{:>7} {:>12} {:>12} {:>11} {:>16} {:>16} {:>16} {:>16}\n", "ranks", "first bucket", "bucket cap",
+                     "collectives", "step", "compute", "communication", "exposed");
   for (const TrainCase& c : r.cases)
-    out += fmt::format("{:>7} {:>12} {:>11} {:>16} {:>16} {:>16} {:>16}\n", c.ranks, cap_text(r, c), c.collectives.size(),
+    out += fmt::format("{:>7} {:>12} {:>12} {:>11} {:>16} {:>16} {:>16} {:>16}\n", c.ranks,
+                       r.mode == Mode::Ddp ? format_size(c.first_bucket) : std::string("-"), cap_text(r, c),
+                       c.collectives.size(),
                        format_time(c.timeline.step), format_time(c.timeline.compute_time),
                        format_time(c.timeline.communication), format_time(c.timeline.exposed));
   return out;
@@ -73,12 +77,14 @@ std::string render_json(const TrainResult& r) {
   j["dtype"] = validation::dtype_name(r.dtype);
   j["topology"] = r.topology;
   j["algorithm"] = r.algorithm;
-  if (r.mode == Mode::Ddp) j["first_bucket_bytes"] = r.first_bucket;
   j["cases"] = ordered_json::array();
   for (const TrainCase& c : r.cases) {
     ordered_json k;
     k["ranks"] = c.ranks;
-    if (r.mode == Mode::Ddp) k["bucket_cap_bytes"] = c.bucket_cap;
+    if (r.mode == Mode::Ddp) {
+      k["bucket_cap_bytes"] = c.bucket_cap;
+      k["first_bucket_bytes"] = c.first_bucket;
+    }
     k["step_us"] = format_time_us_exact(c.timeline.step);
     k["compute_us"] = format_time_us_exact(c.timeline.compute_time);
     k["communication_us"] = format_time_us_exact(c.timeline.communication);
@@ -121,7 +127,7 @@ std::string render_csv(const TrainResult& r) {
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", mode_name(r.mode), reports::csv_field(r.model),
                        r.parameters, validation::dtype_name(r.dtype), reports::csv_field(r.topology),
                        reports::csv_field(r.algorithm), c.ranks, r.mode == Mode::Ddp ? std::to_string(c.bucket_cap) : "",
-                       r.mode == Mode::Ddp ? std::to_string(r.first_bucket) : "", c.collectives.size(),
+                       r.mode == Mode::Ddp ? std::to_string(c.first_bucket) : "", c.collectives.size(),
                        format_time_us_exact(t.step), format_time_us_exact(t.compute_time),
                        format_time_us_exact(t.communication), format_time_us_exact(t.exposed),
                        format_time_us_exact(hidden(t)), c.sent_allreduce, c.sent_allgather, c.sent_reducescatter);

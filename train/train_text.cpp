@@ -13,6 +13,10 @@ using run::Field;
 using run::ref;
 using run::RequestError;
 
+// A step holds a few spans per layer; past a million layers it would need gigabytes for no model
+// that exists (GPT-3 has 96).
+constexpr std::uint32_t kMaxLayers = 1u << 20;
+
 Mode parse_mode(std::string_view text) {
   if (text == "ddp") return Mode::Ddp;
   if (text == "fsdp") return Mode::Fsdp;
@@ -56,7 +60,7 @@ Model model_of(const TrainText& t) {
   }
   const std::uint64_t p = parse_parameters(t.parameters);
   const std::uint32_t layers =
-      t.layers.empty() ? 1 : run::parse_count(Field::Layers, t.layers, 1, std::numeric_limits<std::uint32_t>::max());
+      t.layers.empty() ? 1 : run::parse_count(Field::Layers, t.layers, 1, kMaxLayers);
   try {
     return model_of_count(p, layers);
   } catch (const ModelError& e) {
@@ -106,10 +110,13 @@ TrainRequest train_request(const TrainText& t) {
       if (!text->empty())
         throw RequestError(field, *text,
                            fmt::format("{}: DDP's gradient buckets; not used by {} fsdp", ref(field), ref(Field::Mode)));
-  if (!t.bucket_cap.empty()) r.bucket_caps = parse_caps(t.bucket_cap);
+  if (!t.bucket_cap.empty()) {
+    r.bucket_caps = parse_caps(t.bucket_cap);
+    r.bucket_caps_given = true;
+  }
   if (!t.first_bucket.empty()) {
     r.first_bucket = run::parse_size(Field::FirstBucket, t.first_bucket);
-    if (r.first_bucket == 0)
+    if (*r.first_bucket == 0)
       throw RequestError(Field::FirstBucket, t.first_bucket,
                          fmt::format("{}: found 0, expected at least 1 byte", ref(Field::FirstBucket)));
   }

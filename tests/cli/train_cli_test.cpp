@@ -87,6 +87,14 @@ TEST_CASE("train: bad input names the flag", "[cli][train]") {
   const auto bad = temp_file("train_bad_model.json", R"({"layers": [{"tensors": [0]}]})");
   check_bad_input({"train", "--tensors", bad}, "/layers/0/tensors/0: found 0");
   check_bad_input(with(kSmall, {"--format", "xml"}), "--format: found \"xml\"");
+  check_bad_input(with(kSmall, {"--forward-time", "9000000s", "--backward-time", "9000000s"}),
+                  "--forward-time and --backward-time: the step passes the simulated clock's end");
+  check_bad_input({"train", "--gpus", "4", "--fabric", "switch", "--link-bandwidth", "1B/s", "--parameters", "100000000000",
+                   "--algorithm", "ring"},
+                  "the step's allreduce of 400000000000 bytes on 4 ranks: ");
+  check_bad_input({"train", "--parameters", "10000000", "--layers", "2000000"}, "--layers: found \"2000000\"");
+  check_bad_input({"train", "--tensors", temp_file("train_name.json", R"({"name": 5, "layers": [{"tensors": [1]}]})")},
+                  "/name: found 5, expected a string");
   // Sizes past 2^64 bytes are bad input, not an internal error.
   check_bad_input({"train", "--parameters", "18446744073709551615"}, "--parameters: 18446744073709551615 elements of 4 bytes");
   const auto huge = temp_file("train_huge_model.json", "[18446744073709551615, 1]");

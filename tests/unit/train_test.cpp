@@ -114,6 +114,24 @@ TEST_CASE("DDP step: the buckets of run_train, and with no compute the sum of th
   CHECK(c.sent_allreduce == (1'048'576 + 28'000'400 + 5'048'576) / 4 * 6);
 }
 
+TEST_CASE("DDP's first bucket: 1 MiB by default, the cap when the cap is given", "[train][ddp]") {
+  // distributed.py (PyTorch v2.5) passes _DEFAULT_FIRST_BUCKET_BYTES as the first limit only when
+  // bucket_cap_mb was left at its default, else bucket_bytes_cap. With a given cap of 25 MiB the
+  // hand case's backward order (p5 1,048,576 | p4 400, p3 16,000,000, p2 12,000,000 | ...) fills
+  // one bucket to 29,048,976 bytes (p5, p4, p3, p2: >= 25 MiB), and p1 and p0 make the second.
+  TrainRequest r = ddp_request(std::nullopt);
+  CHECK(first_bucket_of(r, kDdpBucketCapBytes) == kDdpFirstBucketBytes);
+  r.bucket_caps_given = true;
+  CHECK(first_bucket_of(r, 7) == 7);
+  const TrainCase c = run_train(r).cases.front();
+  REQUIRE(c.collectives.size() == 2);
+  CHECK(c.collectives[0].span.bytes == 29'048'976);
+  CHECK(c.collectives[1].span.bytes == 5'048'576);
+  CHECK(c.first_bucket == kDdpBucketCapBytes);
+  r.first_bucket = 1;  // set by the user: it wins
+  CHECK(first_bucket_of(r, 7) == 1);
+}
+
 TEST_CASE("DDP step: a long backward hides every all-reduce but the last bucket's", "[train][ddp]") {
   // Backward 1 s spread by parameters: bucket 0 is ready after p5's share (about 31 ms), bucket 1
   // after p2's, each all-reduce takes under 4 ms, so the stream is free when backward ends and only

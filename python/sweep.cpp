@@ -1,3 +1,4 @@
+#include <functional>
 #include <sstream>
 #include <vector>
 
@@ -20,8 +21,9 @@ struct SweepOutput {
   int signal = 0;
 };
 
-// As `collsim sweep` runs it, into memory: no output file, so no partial file either.
-SweepOutput run_sweep(run::SweepText text) {
+// As `collsim sweep` runs it, into memory: no output file, so no partial file either. `before_rows`
+// runs once the sweep is planned, just before run_jobs takes SIGINT over.
+SweepOutput run_sweep(run::SweepText text, const std::function<void()>& before_rows) {
   SweepOutput output;
   run::SweepSetup setup = run::sweep_setup(std::move(text));
   const run::SweepPlan plan = run::plan_sweep(std::move(setup.request), run::builtin_algorithms());
@@ -31,6 +33,7 @@ SweepOutput run_sweep(run::SweepText text) {
   spec.threads = setup.threads;
   spec.spelling = run::flag_spelling;
   std::ostringstream out, err;
+  before_rows();
   const run::SweepRunReport report =
       run::run_jobs(spec, [&](std::size_t k, const std::atomic<bool>& stop) { return run::run_sweep_row(plan, k, &stop); }, out, err);
   for (auto& line : run::finished_notices(plan, spec, report, run::flag_spelling)) output.notices.push_back(line);
@@ -75,7 +78,12 @@ py::tuple sweep(const py::list& topologies, const py::dict& options) {
     SweepOutput output;
     {
       py::gil_scoped_release release;
-      output = run_sweep(std::move(text));
+      // A Ctrl-C while the sweep is planned (a large topology takes seconds) reaches Python's handler,
+      // not run_jobs' (not yet installed): without this check the rows would then run to their end.
+      output = run_sweep(std::move(text), [] {
+        py::gil_scoped_acquire gil;
+        if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+      });
     }
     py::list notices;
     for (const auto& n : output.notices) notices.append(n);

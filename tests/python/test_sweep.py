@@ -90,6 +90,19 @@ def test_ctrl_c_stops_a_long_sweep():
         timer.cancel()
 
 
+def test_ctrl_c_while_the_sweep_is_planned_stops_it():
+    # The SIGINT lands while the 16,384-GPU topology is built (before run_jobs takes SIGINT over), where
+    # only Python's handler sees it: the sweep must still stop before its rows run (before the fix,
+    # the row ran to its end, minutes, and CI's loaded sanitizer run hung on the test above).
+    timer = threading.Timer(0.05, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            collsim.sweep(gpus=[16384], fabric="switch", sizes=["1G"])
+    finally:
+        timer.cancel()
+
+
 def test_nccl_algo_restricts_the_nccl_rows():
     # As `collsim sweep dgx-b200 --algorithms nccl --sizes 64M --nccl-algo ^nvls`: with NVLS left out,
     # NCCL's model picks the ring (tests/cli/nccl_choice_cli_test.cpp); with it, NVLS.

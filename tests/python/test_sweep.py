@@ -91,14 +91,16 @@ def test_ctrl_c_stops_a_long_sweep():
 
 
 def test_ctrl_c_while_the_sweep_is_planned_stops_it():
-    # The SIGINT lands while the 16,384-GPU topology is built (before run_jobs takes SIGINT over), where
-    # only Python's handler sees it: the sweep must still stop before its rows run (before the fix,
-    # the row ran to its end, minutes, and CI's loaded sanitizer run hung on the test above).
+    # The SIGINT lands while the 65,536-GPU topology is built (before run_jobs takes SIGINT over), where
+    # only Python's handler sees it: the sweep must still stop before its rows run. Without that the
+    # row runs to its end (ring all-reduce on 65,536 GPUs: far past CTest's timeout, so the test fails
+    # by timing out), and only then is KeyboardInterrupt raised; CI's loaded sanitizer run hung so on
+    # the test above.
     timer = threading.Timer(0.05, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
-            collsim.sweep(gpus=[16384], fabric="switch", sizes=["1G"])
+            collsim.sweep(gpus=[65536], fabric="switch", sizes=["1G"])
     finally:
         timer.cancel()
 

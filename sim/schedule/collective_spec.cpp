@@ -105,29 +105,63 @@ std::optional<Content> CollectiveSpec::initial(Rank rank, ChunkId chunk) const {
 }
 
 std::optional<Content> CollectiveSpec::required(Rank rank, ChunkId chunk) const {
+  const Requirement need = requirement(rank, chunk);
+  switch (need.kind) {
+    case Requirement::Kind::Anything:
+      return std::nullopt;
+    case Requirement::Kind::Everyone:
+      return everyone(need.what.chunk);
+    case Requirement::Kind::One:
+      return Content{need.what};
+  }
+  return std::nullopt;
+}
+
+bool CollectiveSpec::meets(std::optional<std::span<const Contribution>> content, const Requirement& need) const noexcept {
+  switch (need.kind) {
+    case Requirement::Kind::Anything:
+      return true;
+    case Requirement::Kind::Everyone: {
+      // everyone() is ranks 0..N-1 in order, each once, all of chunk need.what.chunk.
+      if (!content || content->size() != schedule_.header.nranks) return false;
+      for (Rank q = 0; q < schedule_.header.nranks; ++q)
+        if ((*content)[q] != Contribution{q, need.what.chunk}) return false;
+      return true;
+    }
+    case Requirement::Kind::One:
+      return content && content->size() == 1 && content->front() == need.what;
+  }
+  return false;
+}
+
+CollectiveSpec::Requirement CollectiveSpec::requirement(Rank rank, ChunkId chunk) const {
+  using Kind = Requirement::Kind;
+  const Requirement anything{};
+  const auto everyone_of = [](ChunkId c) { return Requirement{Kind::Everyone, Contribution{0, c}}; };
+  const auto one = [](Rank r, ChunkId c) { return Requirement{Kind::One, Contribution{r, c}}; };
   const Chunk& ch = schedule_.chunks.at(chunk);
-  if (rank >= schedule_.header.nranks || ch.buffer == Buffer::Scratch) return std::nullopt;
+  if (rank >= schedule_.header.nranks || ch.buffer == Buffer::Scratch) return anything;
   switch (schedule_.header.collective) {
     case Collective::AllReduce:
-      return everyone(chunk);
+      return everyone_of(chunk);
     case Collective::ReduceScatter:
-      if (ch.part != rank) return std::nullopt;
-      return everyone(chunk);
+      if (ch.part != rank) return anything;
+      return everyone_of(chunk);
     case Collective::AllGather:
-      return Content{Contribution{ch.part, chunk}};
+      return one(ch.part, chunk);
     case Collective::Broadcast:
-      return Content{Contribution{schedule_.header.root, chunk}};
+      return one(schedule_.header.root, chunk);
     case Collective::Reduce:
-      if (rank != schedule_.header.root) return std::nullopt;
-      return everyone(chunk);
+      if (rank != schedule_.header.root) return anything;
+      return everyone_of(chunk);
     case Collective::SendRecv: {
-      if (ch.buffer != Buffer::Output || ch.size == 0) return std::nullopt;
+      if (ch.buffer != Buffer::Output || ch.size == 0) return anything;
       const Rank n = schedule_.header.nranks;
-      return Content{Contribution{(rank + n - 1) % n, alltoall_source_[chunk]}};
+      return one((rank + n - 1) % n, alltoall_source_[chunk]);
     }
     case Collective::AllToAll: {
-      if (ch.buffer != Buffer::Output) return std::nullopt;
-      if (ch.size == 0) return std::nullopt;
+      if (ch.buffer != Buffer::Output) return anything;
+      if (ch.size == 0) return anything;
       // The sender is rank `part`; the data chunk it sends is the one at the same place in its
       // block for this rank, which has part == rank.
       const ChunkId base = alltoall_source_[chunk];
@@ -135,13 +169,13 @@ std::optional<Content> CollectiveSpec::required(Rank rank, ChunkId chunk) const 
       const Bytes want = schedule_.chunks[base].offset - schedule_.chunks[base].part * block + rank * block;
       for (ChunkId c = 0; c < schedule_.chunks.size(); ++c) {
         const Chunk& d = schedule_.chunks[c];
-        if (d.buffer == Buffer::Data && d.part == rank && d.offset == want && d.size == ch.size)
-          return Content{Contribution{ch.part, c}};
+        if (d.buffer == Buffer::Data && d.part == rank && d.offset == want && d.size == ch.size) return one(ch.part, c);
       }
-      return Content{};  // unreachable for a checked table; an empty content never matches
+      // Unreachable for a checked table: a chunk id past the table, which no content holds.
+      return one(ch.part, static_cast<ChunkId>(schedule_.chunks.size()));
     }
   }
-  return std::nullopt;
+  return anything;
 }
 
 }  // namespace collsim::sched

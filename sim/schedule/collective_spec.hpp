@@ -16,6 +16,7 @@
 
 #include <compare>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "sim/schedule/schedule.hpp"
@@ -45,6 +46,19 @@ class CollectiveSpec {
   [[nodiscard]] std::optional<Content> initial(Rank rank, ChunkId chunk) const;
   /// The content the slot must hold afterwards; nullopt when anything will do.
   [[nodiscard]] std::optional<Content> required(Rank rank, ChunkId chunk) const;
+
+  /// required() without building the content, for checks over every slot of a large schedule:
+  /// anything, every rank's contribution to data chunk `what.chunk` (a reduction), or exactly the
+  /// one contribution `what`.
+  struct Requirement {
+    enum class Kind { Anything, Everyone, One } kind = Kind::Anything;
+    Contribution what;
+  };
+  /// The slot's requirement; required() is its expansion.
+  [[nodiscard]] Requirement requirement(Rank rank, ChunkId chunk) const;
+  /// Whether `content` (nullopt: undefined; sorted as a Content is) is what `need` asks for,
+  /// exactly as comparing it with the expansion would say; allocates nothing.
+  [[nodiscard]] bool meets(std::optional<std::span<const Contribution>> content, const Requirement& need) const noexcept;
 
  private:
   [[nodiscard]] Content everyone(ChunkId chunk) const;

@@ -4,6 +4,8 @@
 
 namespace collsim::reports {
 
+std::string csv_number(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); }
+
 std::string csv_field(std::string_view s) {
   if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
   std::string q = "\"";

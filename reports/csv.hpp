@@ -2,6 +2,7 @@
 // the commands that read CSV back (merge, plot).
 #pragma once
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -18,6 +19,10 @@ class CsvError : public std::runtime_error {
 /// `s` as a CSV field: unchanged, or in double quotes (inner quotes doubled) when it holds a comma,
 /// a quote or a line break.
 std::string csv_field(std::string_view s);
+
+/// An optional number as a CSV field: its shortest form that reads back to the same double
+/// (fmt's "{}"), or empty when absent (a bandwidth of a zero-byte row, say).
+std::string csv_number(const std::optional<double>& v);
 
 /// The records of `text` without their line endings (CRLF or LF; a quoted field may hold line
 /// breaks). A final line ending is optional; an empty document has no records. Throws CsvError

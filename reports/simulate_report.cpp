@@ -26,8 +26,6 @@ constexpr std::size_t kHead = 8;
 constexpr std::size_t kTail = 4;
 bool elided(std::size_t i, std::size_t n) { return n > kHead + kTail + 1 && i >= kHead && i + kTail < n; }
 
-std::string opt_number(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); }
-
 std::string_view coverage_name(validation::ReplayCoverage c) {
   return c == validation::ReplayCoverage::Full ? "full" : "sampled";
 }
@@ -131,14 +129,14 @@ std::string render_csv(const SimulationView& v) {
       "chunk_bytes,chunk_source,gpus_per_thread,host_us,host_bound,collective_us,switch_link_imbalance\n";
   out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(s.topology), s.network,
                      sched::collective_name(s.collective), csv_field(s.algorithm), s.ranks, s.size, s.steps,
-                     format_time_us_exact(s.time), s.time.count(), opt_number(s.algbw_GBps), opt_number(s.busbw_GBps),
+                     format_time_us_exact(s.time), s.time.count(), csv_number(s.algbw_GBps), csv_number(s.busbw_GBps),
                      s.bytes_sent_per_rank_max, s.traffic_factor,
                      s.closed_form ? format_time_us_exact(*s.closed_form) : std::string(), s.helpers > 0 ? std::string() : format_time_us_exact(s.lower_bound),
                      to_GBps(s.injection_bandwidth), csv_field(bottleneck_label(v)), s.events, s.protocol, s.channels,
                      s.slice, s.model, s.model_time ? format_time_us_exact(*s.model_time) : std::string(),
                      csv_field(s.protocol_source), csv_field(s.channels_source), csv_field(s.slice_source),
                      s.chunk, csv_field(s.chunk_source), s.gpus_per_thread, format_time_us_exact(s.host_time),
-                     s.host_bound, format_time_us_exact(s.collective_time), opt_number(s.switch_link_imbalance));
+                     s.host_bound, format_time_us_exact(s.collective_time), csv_number(s.switch_link_imbalance));
   if (const auto* r = v.verification) {
     // Appended columns, so that readers of the plain header keep working.
     out.insert(out.find('\n'), ",verified,verify_dtype,verify_op,verify_coverage,verify_problem");

@@ -12,8 +12,6 @@ std::string bottleneck(const sim::Summary& s, const topo::Topology& t) {
   return s.bottleneck_link ? t.link_label(*s.bottleneck_link) : std::string();
 }
 
-std::string opt_number(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); }
-
 }  // namespace
 
 std::string sweep_csv_header() {
@@ -28,12 +26,12 @@ std::string sweep_csv_row(const SweepRowContext& c, const sim::Summary& s, const
                      csv_field(s.topology),
                      csv_field(c.fabric), s.network, s.ranks, sched::collective_name(s.collective),
                      csv_field(s.algorithm), s.size, s.size / c.dtype_bytes, c.dtype, s.steps,
-                     format_time_us_exact(s.time), s.time.count(), opt_number(s.algbw_GBps), opt_number(s.busbw_GBps),
+                     format_time_us_exact(s.time), s.time.count(), csv_number(s.algbw_GBps), csv_number(s.busbw_GBps),
                      s.traffic_factor, s.bytes_sent_per_rank_max,
                      s.helpers > 0 ? std::string() : format_time_us_exact(s.lower_bound),
                      s.closed_form ? format_time_us_exact(*s.closed_form) : std::string(),
                      to_GBps(s.injection_bandwidth), csv_field(bottleneck(s, t)), s.events, s.protocol, s.channels,
-                     format_time_us_exact(s.host_time), s.host_bound, opt_number(s.switch_link_imbalance));
+                     format_time_us_exact(s.host_time), s.host_bound, csv_number(s.switch_link_imbalance));
 }
 
 namespace {

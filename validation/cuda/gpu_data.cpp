@@ -10,15 +10,12 @@
 
 #include "sim/schedule/collective_spec.hpp"
 #include "sim/schedule/json_io.hpp"
+#include "validation/cuda/lower_schedule.hpp"
 #include "validation/element_types.hpp"
 #include "validation/input_pattern.hpp"
 
 namespace collsim::cuda {
 namespace {
-
-Area area_of(sched::Buffer b) noexcept {
-  return b == sched::Buffer::Data ? Area::Data : b == sched::Buffer::Output ? Area::Output : Area::Scratch;
-}
 
 // The exact sums of `content` at chunk positions first .. first + n - 1.
 void exact_values(const sched::Schedule& s, const validation::InputPattern& input, const sched::Content& content,

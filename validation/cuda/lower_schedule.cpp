@@ -7,7 +7,6 @@
 #include <utility>
 
 namespace collsim::cuda {
-namespace {
 
 Area area_of(sched::Buffer b) noexcept {
   switch (b) {
@@ -17,6 +16,8 @@ Area area_of(sched::Buffer b) noexcept {
   }
   return Area::Data;
 }
+
+namespace {
 
 Region chunk_region(const sched::Schedule& s, sched::Rank rank, sched::ChunkId c) {
   const auto& ch = s.chunks[c];

@@ -8,6 +8,9 @@
 
 namespace collsim::cuda {
 
+/// The device buffer area that holds a schedule buffer's chunks.
+[[nodiscard]] Area area_of(sched::Buffer buffer) noexcept;
+
 /// The stream program of `schedule` with `ranks_per_gpu` consecutive ranks on each GPU (rank r on
 /// GPU r / ranks_per_gpu). Pure: touches no GPU. Throws std::invalid_argument when ranks_per_gpu is
 /// 0 or an op names a rank or chunk the schedule does not have.

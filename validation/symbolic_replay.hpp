@@ -4,7 +4,6 @@
 
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -14,10 +13,8 @@
 namespace collsim::validation {
 
 using sched::Content;
+using sched::ContentView;
 using sched::Contribution;
-
-/// A slot's content as a view: nullopt when undefined (garbage), else its sorted contributions.
-using ContentView = std::optional<std::span<const Contribution>>;
 
 /// The buffers of every rank, symbolically, starting from the collective's input. A slot holds
 /// one contribution in place (every input slot) or shares a content of several: a copy op shares

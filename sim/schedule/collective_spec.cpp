@@ -117,7 +117,7 @@ std::optional<Content> CollectiveSpec::required(Rank rank, ChunkId chunk) const 
   return std::nullopt;
 }
 
-bool CollectiveSpec::meets(std::optional<std::span<const Contribution>> content, const Requirement& need) const noexcept {
+bool CollectiveSpec::meets(ContentView content, const Requirement& need) const noexcept {
   switch (need.kind) {
     case Requirement::Kind::Anything:
       return true;

@@ -33,6 +33,10 @@ struct Contribution {
 /// What one slot holds: a sorted multiset of contributions (a reduction merges them).
 using Content = std::vector<Contribution>;
 
+/// A slot's content seen without owning it: nullopt when undefined (garbage), else its sorted
+/// contributions.
+using ContentView = std::optional<std::span<const Contribution>>;
+
 /// The pre/post-conditions of `schedule`'s collective over its chunk table.
 class CollectiveSpec {
  public:
@@ -56,9 +60,9 @@ class CollectiveSpec {
   };
   /// The slot's requirement; required() is its expansion.
   [[nodiscard]] Requirement requirement(Rank rank, ChunkId chunk) const;
-  /// Whether `content` (nullopt: undefined; sorted as a Content is) is what `need` asks for,
-  /// exactly as comparing it with the expansion would say; allocates nothing.
-  [[nodiscard]] bool meets(std::optional<std::span<const Contribution>> content, const Requirement& need) const noexcept;
+  /// Whether `content` is what `need` asks for, exactly as comparing it with the expansion would
+  /// say; allocates nothing.
+  [[nodiscard]] bool meets(ContentView content, const Requirement& need) const noexcept;
 
  private:
   [[nodiscard]] Content everyone(ChunkId chunk) const;

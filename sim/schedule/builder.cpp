@@ -97,7 +97,8 @@ OpId ScheduleBuilder::send(Rank src, ChunkId src_chunk, Rank dst, ChunkId dst_ch
   scratch_.clear();
   if (from.last_writer != kNone) scratch_.push_back(from.last_writer);
   if (to.last_writer != kNone) scratch_.push_back(to.last_writer);
-  scratch_.insert(scratch_.end(), to.readers.begin(), to.readers.end());
+  for (OpId link = to.readers; link != kNone; link = reader_links_[link].next)
+    scratch_.push_back(reader_links_[link].op);
   if (ordered_steps_) {
     if (received_.empty()) received_.resize(schedule_.total_ranks());
     // Wait for what src received in its latest step before this one.
@@ -118,9 +119,10 @@ OpId ScheduleBuilder::send(Rank src, ChunkId src_chunk, Rank dst, ChunkId dst_ch
     }
     in.ops.push_back(id);
   }
-  from.readers.push_back(id);
+  reader_links_.push_back(ReaderLink{id, from.readers});
+  from.readers = static_cast<OpId>(reader_links_.size() - 1);
   to.last_writer = id;
-  to.readers.clear();
+  to.readers = kNone;
 
   schedule_.ops.push_back(Op{src, dst, src_chunk, dst_chunk, combine, step, channel});
   schedule_.deps.insert(schedule_.deps.end(), scratch_.begin(), scratch_.end());
@@ -141,6 +143,7 @@ void ScheduleBuilder::add_phase(std::string name, std::uint32_t first_step, std:
 Schedule ScheduleBuilder::build(std::string algorithm) && {
   schedule_.algorithm = std::move(algorithm);
   slots_.clear();
+  reader_links_.clear();
   return std::move(schedule_);
 }
 

@@ -15,6 +15,10 @@
 #include "bench/bench_cases.hpp"
 #include "bench/bench_measure.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace bench_cli_test {
+
 using collsim::testing::check_bad_input;
 using collsim::testing::run_collsim;
 
@@ -198,3 +202,4 @@ TEST_CASE("bench's cluster cases run as collsim simulate runs the same flags", "
           Approx(collsim::testing::simulate_json(expected[i].second)["time_us"].get<double>()).epsilon(1e-12));
   }
 }
+}  // namespace bench_cli_test

@@ -10,6 +10,10 @@
 #include "tests/cli/cli_harness.hpp"
 #include "topologies/bundled.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace bundled_machines_test {
+
 using collsim::testing::simulate_json;
 
 namespace {
@@ -183,3 +187,4 @@ TEST_CASE("h100-pcie-nvlbridge: a pair runs at its bridge's 12 NVLinks, a ring o
   CHECK(ring["busbw_GBps"].get<double>() <= 2 * 63 * 0.635);
   CHECK(ring["busbw_GBps"].get<double>() >= 0.99 * 2 * 63 * 0.635);
 }
+}  // namespace bundled_machines_test

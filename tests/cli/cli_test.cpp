@@ -10,6 +10,10 @@
 #include "algorithms/registry.hpp"
 #include "tests/cli/cli_harness.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace cli_test {
+
 using namespace collsim::testing;
 
 TEST_CASE("simulate --format json has the documented keys and only the document on stdout", "[cli]") {
@@ -433,3 +437,4 @@ TEST_CASE("a collective of 0 bytes takes the host's call under NCCL's model and 
   CHECK(ideal["protocol"] == "none");
   CHECK(ideal["time_ps"] == 6 * 2'000'000);
 }
+}  // namespace cli_test

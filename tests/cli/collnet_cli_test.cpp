@@ -6,6 +6,10 @@
 
 #include "tests/cli/cli_harness.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace collnet_cli_test {
+
 using namespace collsim::testing;
 
 namespace {
@@ -77,3 +81,4 @@ TEST_CASE("collnet reduces at the network's switch even where a host's NVSwitch 
   check_bad_input({"simulate", temp_file("host-sharp.json", j.dump()), "--algorithm", "collnet", "--size", "1M"},
                   "no switch that says \"sharp\": true lies on the routes between the hosts");
 }
+}  // namespace collnet_cli_test

@@ -10,6 +10,10 @@
 
 #include "tests/cli/cli_harness.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace compare_cli_test {
+
 using collsim::testing::check_bad_input;
 using collsim::testing::run_collsim;
 using collsim::testing::temp_file;
@@ -547,3 +551,4 @@ TEST_CASE("compare reports a row whose predicted time passes the clock's end and
   check_bad_input(args({"compare", big, "--ranks", "4", "--collective", "allreduce"}, slow),
                   big + ":1: no row could be predicted");
 }
+}  // namespace compare_cli_test

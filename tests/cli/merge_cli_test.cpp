@@ -13,6 +13,10 @@
 #include "reports/sweep_row.hpp"
 #include "tests/cli/cli_harness.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace merge_cli_test {
+
 using collsim::testing::check_bad_input;
 using collsim::testing::read_file;
 using collsim::testing::run_collsim;
@@ -236,3 +240,4 @@ TEST_CASE("merge refuses a file without the shard lines: an old shard, or an uns
   check_bad_input(merge_of({empty}), "found an empty file, expected a shard file");
   check_bad_input(merge_of({dir.string()}), "is a directory");
 }
+}  // namespace merge_cli_test

@@ -9,6 +9,10 @@
 
 #include "tests/cli/cli_harness.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace multi_node_cli_test {
+
 using namespace collsim::testing;
 
 namespace {
@@ -168,3 +172,4 @@ TEST_CASE("explain shows nccl-tree on 2 hosts of 4 step by step", "[cli][nccl-tr
   REQUIRE(down != std::string::npos);
   CHECK(r.out.find("GPU0 -> GPU4: A0+B0+C0+D0+E0+F0+G0+H0", down) != std::string::npos);
 }
+}  // namespace multi_node_cli_test

@@ -4,6 +4,10 @@
 
 #include "tests/cli/cli_harness.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace nccl_choice_cli_test {
+
 using namespace collsim::testing;
 
 TEST_CASE("simulate --algorithm nccl runs NCCL's pick and says why", "[cli][nccl]") {
@@ -199,3 +203,4 @@ TEST_CASE("hgx-h200 and gb200-nvl72: NCCL's constants for their architectures, b
   CHECK(nvls["algorithm"] == "nvls");
   CHECK(nvls["channels"] == 24);
 }
+}  // namespace nccl_choice_cli_test

@@ -7,6 +7,10 @@
 
 #include "tests/cli/cli_harness.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace nvls_cli_test {
+
 using namespace collsim::testing;
 
 namespace {
@@ -91,3 +95,4 @@ TEST_CASE("nvls on a switch that says so: the ideal model's pipeline at the line
   CHECK(t >= 1.5 * 1048576 / 100e3);
   CHECK(t <= 1.5 * 1048576 / 100e3 + 4 * 1.0 + 4 * 65536 / 100e3 * 2);
 }
+}  // namespace nvls_cli_test

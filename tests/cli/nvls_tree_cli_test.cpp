@@ -5,6 +5,10 @@
 
 #include "tests/cli/cli_harness.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace nvls_tree_cli_test {
+
 using namespace collsim::testing;
 
 namespace {
@@ -99,3 +103,4 @@ TEST_CASE("nvls-tree of a size past the pipeline's chunk limit names the size an
   check_bad_input({"simulate", "dgx-h100-2node-ib400", "--algorithm", "nvls-tree", "--size", "18446744073709551615"},
                   "expected a smaller --size or a larger --chunk-size");
 }
+}  // namespace nvls_tree_cli_test

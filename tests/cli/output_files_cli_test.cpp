@@ -12,6 +12,10 @@
 
 #include "tests/cli/cli_harness.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace output_files_cli_test {
+
 using collsim::testing::read_file;
 using collsim::testing::run_collsim;
 using collsim::testing::scratch_dir;
@@ -188,3 +192,4 @@ TEST_CASE("an output path in a folder where no file can be created fails before 
   CHECK_THAT(r.err, Catch::Contains("folder /proc") && Catch::Contains("(for /proc/collsim-t.json)"));
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
 }
+}  // namespace output_files_cli_test

@@ -19,6 +19,10 @@
 #include "tests/cli/cli_harness.hpp"
 #include "tests/unit/random_network.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace property_cli_test {
+
 using namespace collsim;
 using collsim::testing::run_collsim;
 
@@ -127,3 +131,4 @@ TEST_CASE("simulate: random valid inputs give a bounded, verified, repeatable re
   CHECK(succeeded > 100);
   CHECK(refused > 0);
 }
+}  // namespace property_cli_test

@@ -15,6 +15,10 @@
 #include "tests/cli/cli_harness.hpp"
 #include "run/plan.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace schedule_json_cli_test {
+
 using namespace collsim::testing;
 
 namespace {
@@ -283,3 +287,4 @@ TEST_CASE("a run of a billion transfers or more says first how long it will take
         "`collsim algorithms` gives each algorithm's closed form at once\n");
   CHECK(small.str().empty());
 }
+}  // namespace schedule_json_cli_test

@@ -5,6 +5,10 @@
 
 #include "tests/cli/cli_harness.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace sendrecv_cli_test {
+
 using namespace collsim::testing;
 
 TEST_CASE("sendrecv across two hosts: the boundary pairs cross one NIC each", "[cli][sendrecv]") {
@@ -63,3 +67,4 @@ TEST_CASE("sendrecv refuses LL128, which NCCL's send/recv never runs", "[cli][se
   check_bad_input({"simulate", "dgx-h100", "--collective", "sendrecv", "--size", "1M", "--protocol", "ll128"},
                   "--protocol: NCCL runs send/recv with LL or simple (src/enqueue.cc), but --protocol gave ll128");
 }
+}  // namespace sendrecv_cli_test

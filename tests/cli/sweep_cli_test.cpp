@@ -22,6 +22,10 @@
 #include "run/partial_file.hpp"
 #include "run/lists.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace sweep_cli_test {
+
 using collsim::testing::check_bad_input;
 using collsim::testing::scratch_dir;
 using collsim::testing::run_collsim;
@@ -419,3 +423,4 @@ TEST_CASE("sweep --gpus-per-thread G puts the host's floor under every row", "[c
   CHECK_THAT(g1.out, Catch::Contains(",ll,1,4.2,false,,\n"));
   CHECK(run_collsim({"sweep", "dgx-a100", "--sizes", "8", "--gpus-per-thread", "0"}).code == 2);
 }
+}  // namespace sweep_cli_test

@@ -17,6 +17,10 @@
 #include "tests/cli/cli_harness.hpp"
 #include "topologies/load_json.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace trace_topo_cli_test {
+
 using collsim::testing::check_bad_input;
 using collsim::testing::scratch_dir;
 using collsim::testing::run_collsim;
@@ -233,3 +237,4 @@ TEST_CASE("output files: a FIFO is written through, a symlink's target replaced 
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
   CHECK(entries == 3);
 }
+}  // namespace trace_topo_cli_test

@@ -6,6 +6,10 @@
 
 #include "tests/cli/cli_harness.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace train_cli_test {
+
 using namespace collsim::testing;
 
 namespace {
@@ -101,3 +105,4 @@ TEST_CASE("train: bad input names the flag", "[cli][train]") {
   check_bad_input({"train", "--tensors", huge}, "the element counts sum past 2^64 - 1");
   check_bad_input({"train", "--parameters", "10", "--layers", "20"}, "--layers: found 20, expected 1 to 10");
 }
+}  // namespace train_cli_test

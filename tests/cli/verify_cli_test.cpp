@@ -12,6 +12,10 @@
 #include "tests/cli/cli_harness.hpp"
 #include "topologies/generate.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace verify_cli_test {
+
 using namespace collsim;
 
 using namespace collsim::testing;
@@ -177,3 +181,4 @@ TEST_CASE("simulate --verify on dgx-a100's 24 channels and slices replays whole 
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("verified: float32 sum"));
 }
+}  // namespace verify_cli_test

@@ -10,6 +10,10 @@
 #include "algorithms/registry.hpp"
 #include "validation/symbolic_replay.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace algorithms_test {
+
 using namespace collsim;
 
 namespace {
@@ -55,3 +59,4 @@ TEST_CASE("every algorithm computes its collective", "[conformance]") {
     }
   }
 }
+}  // namespace algorithms_test

@@ -15,6 +15,10 @@
 #include "algorithms/registry.hpp"
 #include "validation/cpu_replay.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace cpu_replay_test {
+
 using namespace collsim;
 using namespace collsim::validation;
 
@@ -116,3 +120,4 @@ TEST_CASE("every algorithm verified at 1 GiB through the sampled path", "[confor
     }
   }
 }
+}  // namespace cpu_replay_test

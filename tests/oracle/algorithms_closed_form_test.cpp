@@ -18,6 +18,10 @@
 #include "topologies/generate.hpp"
 #include "topologies/routes.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace algorithms_closed_form_test {
+
 using namespace collsim;
 using sched::Collective;
 
@@ -264,3 +268,4 @@ TEST_CASE("hierarchical on --nodes K: simulated time within its step-synchronous
                                        algo::AlphaBeta{intra.latency, intra.bottleneck, true}));
   }
 }
+}  // namespace algorithms_closed_form_test

@@ -13,6 +13,10 @@
 #include "topologies/generate.hpp"
 #include "topologies/load_json.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace closed_form_test {
+
 using namespace collsim;
 
 namespace {
@@ -136,3 +140,4 @@ TEST_CASE("the lower bound is 2(N-1)/N · S / B, rounded down", "[oracle]") {
   CHECK(static_cast<u128>(lb.count()) == num / den);
   CHECK(sim::bandwidth_lower_bound(sched::Collective::AllReduce, 1, 1000, parse_bandwidth("1GB/s")) == Time{0});
 }
+}  // namespace closed_form_test

@@ -12,6 +12,10 @@
 #include "tests/cli/cli_harness.hpp"
 #include "tests/tools/child_run.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace full_disk_test {
+
 using collsim::testing::read_file;
 using collsim::testing::run_collsim;
 using collsim::testing::scratch_dir;
@@ -116,3 +120,4 @@ TEST_CASE("calibrate -o and merge -o on a full disk exit 74 naming the file", "[
   const auto merged = shards / "merged.csv";
   check_full_disk(with(merge, {"-o", merged.string()}), merged, 2);
 }
+}  // namespace full_disk_test

@@ -11,6 +11,10 @@
 #include "tests/cli/cli_harness.hpp"
 #include "tests/tools/child_run.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace plot_errors_test {
+
 using collsim::testing::read_file;
 using collsim::testing::run_collsim;
 using collsim::testing::scratch_dir;
@@ -131,3 +135,4 @@ TEST_CASE("compare --plot names the log when gnuplot fails", "[compare][plot][er
                      ": gnuplot failed (exit status 1) drawing the chart: \"line 3: no such font\"\n");
   CHECK(read_file(chart) == kOld);
 }
+}  // namespace plot_errors_test

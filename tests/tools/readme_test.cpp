@@ -45,6 +45,10 @@
 
 #include "tests/cli/cli_harness.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace readme_test {
+
 using collsim::testing::read_file;
 using collsim::testing::scratch_dir;
 
@@ -478,3 +482,4 @@ TEST_CASE("README test: its matcher takes `...` for any lines and nothing else",
   CHECK_FALSE(matches({"a", "  ...  (4 more)", "c"}, {"a", "b", "c"}, why));
   CHECK(matches({"a", "  ...  (4 more)", "c"}, {"a", "  ...  (4 more)", "c"}, why));
 }
+}  // namespace readme_test

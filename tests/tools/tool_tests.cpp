@@ -24,7 +24,11 @@
 #include "reports/sweep_row.hpp"
 #include "tests/cli/cli_harness.hpp"
 
-extern char** environ;
+extern char** environ;  // POSIX: declared by no header, and global
+
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace tool_tests {
 
 using collsim::testing::scratch_dir;
 using collsim::testing::run_collsim;
@@ -436,3 +440,4 @@ TEST_CASE("Python's csv module reads the sweep's CSV unchanged", "[csv][python]"
   const std::string header = collsim::reports::sweep_csv_header();
   CHECK(read_file(result) == fmt::format("108 {}\n", std::count(header.begin(), header.end(), ',') + 1));
 }
+}  // namespace tool_tests

@@ -10,6 +10,10 @@
 #include "topologies/sharp.hpp"
 #include "validation/symbolic_replay.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace algo_collnet_test {
+
 using namespace collsim;
 using sched::Collective;
 
@@ -111,3 +115,4 @@ TEST_CASE("NCCL's CollNet Direct formula, by hand", "[nccl][collnet]") {
   in.nodes = 1;
   CHECK_FALSE(sim::nccl_formula_time(in, none));
 }
+}  // namespace algo_collnet_test

@@ -17,6 +17,10 @@
 #include "algorithms/recursive_doubling_allreduce.hpp"
 #include "validation/symbolic_replay.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace algo_hd_ps_test {
+
 using namespace collsim;
 using sched::Collective;
 using sched::Rank;
@@ -391,3 +395,4 @@ TEST_CASE("the halving and doubling algorithms compute their collectives for awk
     }
   }
 }
+}  // namespace algo_hd_ps_test

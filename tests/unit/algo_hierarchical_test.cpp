@@ -12,6 +12,10 @@
 #include "algorithms/ring_allreduce.hpp"
 #include "validation/symbolic_replay.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace algo_hierarchical_test {
+
 using namespace collsim;
 using sched::Collective;
 using sched::Rank;
@@ -166,3 +170,4 @@ TEST_CASE("algorithms other than hierarchical ignore the hosts", "[hierarchical]
   REQUIRE(a.ops.size() == b.ops.size());
   for (std::size_t i = 0; i < a.ops.size(); ++i) CHECK((a.ops[i].dst == b.ops[i].dst && a.ops[i].step == b.ops[i].step));
 }
+}  // namespace algo_hierarchical_test

@@ -11,6 +11,10 @@
 #include "algorithms/registry.hpp"
 #include "validation/symbolic_replay.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace algo_node_tree_test {
+
 using namespace collsim;
 using algo::kNoRank;
 
@@ -143,3 +147,4 @@ TEST_CASE("nccl-tree: registered as NCCL's tree, pipelined, reading hosts", "[nc
   CHECK(info.uses_hosts);
   CHECK_FALSE(info.needs_hosts);
 }
+}  // namespace algo_node_tree_test

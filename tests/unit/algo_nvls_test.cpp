@@ -14,6 +14,10 @@
 #include "topologies/nvls.hpp"
 #include "validation/symbolic_replay.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace algo_nvls_test {
+
 using namespace collsim;
 
 namespace {
@@ -156,3 +160,4 @@ TEST_CASE("NCCL's NVLS formula: 25 us and 2 B e (C-1)/C busbw, all-reduce on one
   in.collective = sched::Collective::AllGather;
   CHECK_FALSE(sim::nccl_formula_time(in, none));
 }
+}  // namespace algo_nvls_test

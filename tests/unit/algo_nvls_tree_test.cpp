@@ -12,6 +12,10 @@
 #include "topologies/gpu_models.hpp"
 #include "validation/symbolic_replay.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace algo_nvls_tree_test {
+
 using namespace collsim;
 
 namespace {
@@ -136,3 +140,4 @@ TEST_CASE("NCCL's NVLS channels across nodes (ncclNvlsTuning, ncclNvlsTreeSm100T
   CHECK(topo::nvls_channels(GpuArch::Blackwell, 2, 100) == 24);
   CHECK(topo::nvls_channels(GpuArch::Blackwell, 4, 25) == 32);
 }
+}  // namespace algo_nvls_tree_test

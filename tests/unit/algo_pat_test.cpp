@@ -8,6 +8,10 @@
 #include "sim/nccl_formula.hpp"
 #include "validation/symbolic_replay.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace algo_pat_test {
+
 using namespace collsim;
 using sched::Collective;
 
@@ -71,3 +75,4 @@ TEST_CASE("NCCL's PAT formula, by hand", "[nccl][pat]") {
   in.collective = Collective::AllReduce;
   CHECK_FALSE(sim::nccl_formula_time(in, none));
 }
+}  // namespace algo_pat_test

@@ -22,6 +22,10 @@
 #include "algorithms/ring_reduce_scatter.hpp"
 #include "validation/symbolic_replay.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace algo_ring_direct_test {
+
 using namespace collsim;
 using sched::Collective;
 
@@ -222,3 +226,4 @@ TEST_CASE("ring and direct are registered for their collectives", "[algo]") {
     CHECK(registry.find(c, "direct").collective == c);
   CHECK_THROWS_AS(registry.find(Collective::Broadcast, "direct"), algo::AlgorithmError);
 }
+}  // namespace algo_ring_direct_test

@@ -9,6 +9,10 @@
 #include "algorithms/ring_sendrecv.hpp"
 #include "validation/symbolic_replay.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace algo_sendrecv_test {
+
 using namespace collsim;
 using sched::Collective;
 
@@ -64,3 +68,4 @@ TEST_CASE("sendrecv's closed form is one message: a + S/B", "[algo][sendrecv][cl
   REQUIRE(t);
   CHECK(*t == Time{2'000'000});
 }
+}  // namespace algo_sendrecv_test

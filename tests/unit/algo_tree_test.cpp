@@ -20,6 +20,10 @@
 #include "topologies/generate.hpp"
 #include "validation/symbolic_replay.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace algo_tree_test {
+
 using namespace collsim;
 using algo::kNoRank;
 
@@ -387,3 +391,4 @@ TEST_CASE("parts of an S counted in bytes stay in bytes, even when a part is who
   // Both channels run C = 1352 chunks: 2D + C - 1 steps with D = 2 for N = 4.
   CHECK(s.steps == 2 * 2 + 1352 - 1);
 }
+}  // namespace algo_tree_test

@@ -16,6 +16,10 @@
 #include "run/plan.hpp"
 #include "topologies/generate.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace algorithm_capabilities_test {
+
 namespace {
 
 using namespace collsim;
@@ -236,3 +240,4 @@ TEST_CASE("built-in closed forms through the entries, worked out by hand", "[reg
     if (info.closed_form_time != nullptr)
       CHECK(info.closed_form_time(algo::Request{info.collective, 1, mib}, links) == Time{0});
 }
+}  // namespace algorithm_capabilities_test

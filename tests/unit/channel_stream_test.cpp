@@ -7,6 +7,10 @@
 #include "tests/unit/stream_check.hpp"
 #include "topologies/generate.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace channel_stream_test {
+
 using namespace collsim;
 
 TEST_CASE("channels generated on demand are build_with_channels' channels, op for op and to the picosecond",
@@ -64,3 +68,4 @@ TEST_CASE("an algorithm without a stream, or a share it does not stream, gives n
   CHECK(algo::stream_with_channels(registry.find(sched::Collective::AllReduce, "direct"), request, 4, true)
             .copies.empty());
 }
+}  // namespace channel_stream_test

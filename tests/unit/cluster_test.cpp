@@ -14,6 +14,10 @@
 #include "topologies/cluster.hpp"
 #include "topologies/load_json.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace cluster_test {
+
 using Catch::Matchers::Contains;
 using collsim::Bandwidth;
 using collsim::testing::check_bad_input;
@@ -233,3 +237,4 @@ TEST_CASE("a crossing between rails goes over NVLink first (PXN), never into a G
   for (auto l : route) path.push_back(t.node(t.link(l).to).id);
   CHECK(path == std::vector<std::string>{"n0-nvswitch", "n0-gpu0", "n0-nic0", "rail0-leaf0", "n1-nic0", "n1-gpu0"});
 }
+}  // namespace cluster_test

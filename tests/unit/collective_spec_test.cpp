@@ -10,6 +10,10 @@
 #include "sim/schedule/collective_spec.hpp"
 #include "validation/symbolic_replay.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace collective_spec_test {
+
 using namespace collsim;
 using sched::Content;
 using sched::Contribution;
@@ -84,3 +88,4 @@ TEST_CASE("a failed check names the slot, what it holds and what the collective 
   const std::string c = std::to_string(last.dst_chunk);
   CHECK_THAT(*problem, Catch::EndsWith("needs A" + c + "+B" + c + "+C" + c));
 }
+}  // namespace collective_spec_test

@@ -9,6 +9,10 @@
 #include "validation/cpu_replay.hpp"
 #include "validation/input_pattern.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace cpu_replay_test {
+
 using namespace collsim;
 using namespace collsim::validation;
 using sched::Buffer;
@@ -356,3 +360,4 @@ TEST_CASE("replay order: lowest ready id first is program order, highest first r
   broken.dep_offsets.pop_back();
   CHECK_THAT(*replay_order(broken, ReplayOrder::Program, order), Catch::StartsWith("the dependency table has 3 offsets"));
 }
+}  // namespace cpu_replay_test

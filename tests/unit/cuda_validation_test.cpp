@@ -17,6 +17,10 @@
 #include "validation/cuda/lower_schedule.hpp"
 #include "validation/cuda/nvidia_smi_topo.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace cuda_validation_test {
+
 namespace {
 
 using namespace collsim;
@@ -327,3 +331,4 @@ TEST_CASE("validate and topo --detect check their flags first, then exit 3 with 
     CHECK_THAT(run.err, Catch::Contains(built ? "no GPU" : "built without CUDA support"));
   }
 }
+}  // namespace cuda_validation_test

@@ -10,6 +10,10 @@
 #include "topologies/load_json.hpp"
 #include "topologies/routes.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace ecmp_test {
+
 using Catch::Matchers::Contains;
 using collsim::testing::check_bad_input;
 using collsim::testing::simulate_json;
@@ -191,4 +195,4 @@ TEST_CASE("ECMP refuses, in one line, a run whose unfolded channels would not fi
                   "--routing: under ECMP each of the 64 channels takes its own spines, so they are simulated one by one: "
                   "30643200 transfers");
 }
-
+}  // namespace ecmp_test

@@ -13,6 +13,10 @@
 #include "topologies/generate.hpp"
 #include "topologies/load_json.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace engine_test {
+
 using namespace collsim;
 
 namespace {
@@ -250,3 +254,4 @@ TEST_CASE("the engine's pending dependency counts agree with a std::map on rando
   }
   CHECK(reference.size() > 1000);  // many held at once at the end
 }
+}  // namespace engine_test

@@ -10,6 +10,10 @@
 
 #include "sim/units/enum_names.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace enum_names_test {
+
 using collsim::EnumName;
 using collsim::ListStyle;
 using collsim::make_enum_names;
@@ -119,3 +123,4 @@ TEST_CASE("enum names: dense needs each of 0 .. N-1 once, distinct needs unambig
       make_enum_names<Color>({{Color::Red, "red"}, {Color::Green, "r-ed"}}, NameMatch::IgnoreCaseAndSeparators).distinct());
   CHECK(make_enum_names<Color>({{Color::Red, "red"}, {Color::Green, "r-ed"}}, NameMatch::IgnoreCase).distinct());
 }
+}  // namespace enum_names_test

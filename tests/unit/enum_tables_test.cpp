@@ -18,6 +18,10 @@
 #include "topologies/topology.hpp"
 #include "validation/dtype.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace enum_tables_test {
+
 using namespace collsim;
 using sched::Collective;
 using topo::Fabric;
@@ -150,3 +154,4 @@ TEST_CASE("enum tables: network models are fifo and flow, and an unknown one nam
   for (std::string_view name : names) CHECK(net::make_network_model(name, t)->name() == name);
   CHECK_THROWS_WITH(net::make_network_model("Flow", t), "unknown network model \"Flow\", expected one of: fifo, flow");
 }
+}  // namespace enum_tables_test

@@ -3,6 +3,10 @@
 
 #include "reports/error_bands.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace error_bands_test {
+
 using collsim::reports::error_band;
 using collsim::reports::error_pct;
 using collsim::reports::SizedError;
@@ -48,3 +52,4 @@ TEST_CASE("band medians and maxima of |error|, by hand", "[compare][bands]") {
   CHECK(bands[3].median_abs_error_pct == 25.0);
   CHECK(bands[3].max_abs_error_pct == 60.0);
 }
+}  // namespace error_bands_test

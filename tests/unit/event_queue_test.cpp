@@ -14,6 +14,10 @@
 
 #include "sim/event_queue.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace event_queue_test {
+
 using collsim::Time;
 using collsim::sim::EventQueue;
 
@@ -168,3 +172,4 @@ TEST_CASE("100k random pushes and pops match a reference priority queue", "[even
   }
   CHECK(popped > 40'000);
 }
+}  // namespace event_queue_test

@@ -22,6 +22,10 @@
 #include "validation/nelder_mead.hpp"
 #include "validation/symbolic_replay.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace fidelity_test {
+
 namespace {
 
 using namespace collsim;
@@ -508,3 +512,4 @@ TEST_CASE("tree all-reduce generated on demand keeps its pipeline chunk whatever
   CHECK(streamed["chunk_source"] == "default");
   CHECK(simulate_json(with(base, {"--verify"}))["time_ps"] == streamed["time_ps"]);
 }
+}  // namespace fidelity_test

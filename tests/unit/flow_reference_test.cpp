@@ -28,6 +28,10 @@
 #include "topologies/generate.hpp"
 #include "topologies/load_json.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace flow_reference_test {
+
 using namespace collsim;
 
 namespace {
@@ -325,3 +329,4 @@ TEST_CASE("flow model: 24-channel all-reduce on NVSwitch boxes, fast paths again
     require_same_as_plain(schedule, *p.topology, p.ranks);
   }
 }
+}  // namespace flow_reference_test

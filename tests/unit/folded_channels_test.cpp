@@ -20,6 +20,10 @@
 #include "topologies/generate.hpp"
 #include "topologies/load_json.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace folded_channels_test {
+
 namespace {
 
 using namespace collsim;
@@ -202,3 +206,4 @@ TEST_CASE("folded channels: NVLS and its switch rank give the full run's times a
     }
   }
 }
+}  // namespace folded_channels_test

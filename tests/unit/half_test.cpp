@@ -6,6 +6,10 @@
 
 #include "validation/half.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace half_test {
+
 using namespace collsim::validation;
 
 TEST_CASE("float_to_half rounds to the nearest binary16, ties to even", "[half]") {
@@ -61,3 +65,4 @@ TEST_CASE("bfloat16 keeps float's exponent and rounds the mantissa to 7 bits, ti
     if (float_to_bfloat16(bfloat16_to_float(static_cast<std::uint16_t>(b))) != b) FAIL("round trip of 0x" << std::hex << b);
   }
 }
+}  // namespace half_test

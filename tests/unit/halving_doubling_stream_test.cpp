@@ -9,6 +9,10 @@
 #include "topologies/generate.hpp"
 #include "topologies/load_json.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace halving_doubling_stream_test {
+
 using namespace collsim;
 
 TEST_CASE("halving-doubling all-reduce on demand is its materialised schedule, op for op and to the picosecond",
@@ -65,3 +69,4 @@ TEST_CASE("halving-doubling streams only a power of two of ranks, other N fold a
   CHECK(result.makespan == Time{32'000'000 + std::int64_t{510} * 20'971'520});
   CHECK(result.ops.empty());
 }
+}  // namespace halving_doubling_stream_test

@@ -12,6 +12,10 @@
 #include "topologies/export.hpp"
 #include "topologies/load_json.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace log_prediction_test {
+
 namespace {
 
 using namespace collsim;
@@ -52,3 +56,4 @@ TEST_CASE("a log's run loads its topology once and finds each route once for eve
   CHECK(fit.evaluations >= 6);  // the simplex may finish the step it is in
   CHECK(log_run.paths->found() == found);
 }
+}  // namespace log_prediction_test

@@ -6,6 +6,10 @@
 
 #include "sim/network/maxmin.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace maxmin_test {
+
 using collsim::net::MaxMinSolver;
 
 TEST_CASE("two flows on one link get half each", "[maxmin]") {
@@ -94,3 +98,4 @@ TEST_CASE("a class of k flows gets the rate k separate flows get, bit for bit", 
   CHECK(classes[0] == Approx(a_cap / 17).epsilon(1e-12));
   CHECK(classes[2] == Approx((b_cap - 10 * a_cap / 17) / 3).epsilon(1e-12));
 }
+}  // namespace maxmin_test

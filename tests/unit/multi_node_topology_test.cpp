@@ -10,6 +10,10 @@
 #include "topologies/hosts.hpp"
 #include "topologies/load_json.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace multi_node_topology_test {
+
 using collsim::Bandwidth;
 using collsim::Time;
 using collsim::topo::LinkType;
@@ -122,3 +126,4 @@ TEST_CASE("host_indices numbers hosts by first appearance, unknown when a GPU ha
   const std::vector<NodeId> plain_gpus(plain.gpus().begin(), plain.gpus().end());
   CHECK(host_indices(plain, plain_gpus).empty());
 }
+}  // namespace multi_node_topology_test

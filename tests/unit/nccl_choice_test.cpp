@@ -10,6 +10,10 @@
 #include "sim/nccl_formula.hpp"
 #include "topologies/load_json.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace nccl_choice_test {
+
 using namespace collsim;
 
 namespace {
@@ -128,3 +132,4 @@ TEST_CASE("NCCL's bandwidth caps: ring LL at llMaxBw, LL128 per channel, tree pe
   CHECK(static_cast<double>(sim::nccl_formula_time(in, none)->count()) * 1e-6 ==
         Approx(lat + 1073741824.0 / (1000 * 77.4 * 0.5)).epsilon(1e-6));
 }
+}  // namespace nccl_choice_test

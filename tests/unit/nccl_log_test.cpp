@@ -10,6 +10,10 @@
 
 #include "validation/nccl_log.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace nccl_log_test {
+
 using Catch::Contains;
 using collsim::sched::Collective;
 using collsim::validation::collective_of_test;
@@ -404,3 +408,4 @@ TEST_CASE("the nccl-tests programs map to collsim's collectives", "[nccl-log]") 
   CHECK_FALSE(collective_of_test("gather_perf").has_value());
   CHECK_FALSE(collective_of_test("hypercube_perf").has_value());
 }
+}  // namespace nccl_log_test

@@ -16,6 +16,10 @@
 #include "topologies/generate.hpp"
 #include "topologies/load_json.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace op_stream_test {
+
 using namespace collsim;
 
 namespace {
@@ -210,3 +214,4 @@ TEST_CASE("the ring stream serves only the collectives of the ring walk", "[stre
   CHECK_THROWS_AS(algo::make_ring_stream(request, sched::Collective::Broadcast), std::invalid_argument);
   CHECK_THROWS_AS(algo::make_ring_stream(request, sched::Collective::AllToAll), std::invalid_argument);
 }
+}  // namespace op_stream_test

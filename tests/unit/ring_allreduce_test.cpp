@@ -6,6 +6,10 @@
 #include "reports/explain.hpp"
 #include "validation/symbolic_replay.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace ring_allreduce_test {
+
 using namespace collsim;
 
 namespace {
@@ -98,3 +102,4 @@ TEST_CASE("explain works for every N up to 26 and ends with the full sum everywh
   }
   CHECK_THROWS_AS(reports::explain(ring(27, 27)), std::invalid_argument);
 }
+}  // namespace ring_allreduce_test

@@ -15,6 +15,10 @@
 #include "run/text_request.hpp"
 #include "sim/units/units.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace run_text_test {
+
 namespace {
 
 using namespace collsim;
@@ -128,3 +132,4 @@ TEST_CASE("sweep text: a generated family, sizes of -b/-e/-f and the defaults", 
   CHECK(run::flag_spelling(run::Field::MinBytes) == "-b/--minbytes");
   CHECK(run::field_of_keyword("stepbytes") == run::Field::StepBytes);
 }
+}  // namespace run_text_test

@@ -16,6 +16,10 @@
 #include "sim/schedule/json_io.hpp"
 #include "validation/schedule_file.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace schedule_json_test {
+
 using namespace collsim;
 
 namespace {
@@ -343,3 +347,4 @@ TEST_CASE("the JSON Schema documents exactly the keys the reader accepts", "[sch
   CHECK(schema["properties"]["format"]["const"] == std::string(sched::kScheduleFormat));
   CHECK(schema["required"] == nlohmann::json({"format", "algorithm", "collective", "ranks", "size_bytes", "ops"}));
 }
+}  // namespace schedule_json_test

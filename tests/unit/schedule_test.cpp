@@ -5,6 +5,10 @@
 
 #include "sim/schedule/builder.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace schedule_test {
+
 using namespace collsim;
 using namespace collsim::sched;
 
@@ -104,3 +108,4 @@ TEST_CASE("builder rejects ops that cannot be", "[schedule]") {
 TEST_CASE("builder refuses schedules it cannot hold in memory with a clear message", "[schedule]") {
   CHECK_THROWS_AS(ScheduleBuilder(Collective::AllReduce, 8192, 8192, split_even(8192, 8192)), std::length_error);
 }
+}  // namespace schedule_test

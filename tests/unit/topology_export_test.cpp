@@ -8,6 +8,10 @@
 #include "topologies/load_json.hpp"
 #include "topologies/topology.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace topology_export_test {
+
 using collsim::Bandwidth;
 using collsim::topo::normalized_json;
 using collsim::topo::parse_topology_json;
@@ -30,3 +34,4 @@ TEST_CASE("normalised JSON of a file without a description, with a reduce_bandwi
   CHECK(again.node(1).reduce_bandwidth == Bandwidth{0});
   CHECK(normalized_json(again) == once);
 }
+}  // namespace topology_export_test

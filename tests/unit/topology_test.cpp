@@ -18,6 +18,10 @@
 #include "topologies/routes.hpp"
 #include "topologies/topology.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace topology_test {
+
 using collsim::Bandwidth;
 using collsim::Time;
 using collsim::topo::Duplex;
@@ -595,3 +599,4 @@ TEST_CASE("the loader rejects duplicate keys, absurd nesting, huge numbers and c
                     Catch::Contains("/nodes/0/id") && Catch::Contains("control characters"));
   CHECK_THROWS_WITH(load(R"({"$schema":5,"nodes":[{"id":"g0","type":"gpu"}],"links":[]})"), Catch::Contains("/$schema"));
 }
+}  // namespace topology_test

@@ -15,6 +15,10 @@
 #include "sim/schedule/builder.hpp"
 #include "topologies/generate.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace toy_algorithm_test {
+
 namespace {
 
 using namespace collsim;
@@ -88,3 +92,4 @@ TEST_CASE("a toy algorithm registered in a test runs through a sweep", "[run][re
   const run::JobOutcome ring = run::run_sweep_row(plan, 0);
   CHECK(ring.text.find(",45943040,") != std::string::npos);
 }
+}  // namespace toy_algorithm_test

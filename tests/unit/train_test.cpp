@@ -14,6 +14,10 @@
 #include "train/train.hpp"
 #include "train/train_text.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace train_test {
+
 using namespace collsim;
 using namespace collsim::train;
 
@@ -295,3 +299,4 @@ TEST_CASE("train requests: one model, flags where they apply", "[train][text]") 
   t.preset = "";
   CHECK(field_of(t) == "tensors");
 }
+}  // namespace train_test

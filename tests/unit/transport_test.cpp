@@ -13,6 +13,10 @@
 #include "topologies/routes.hpp"
 #include "topologies/transport.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace transport_test {
+
 using Catch::Matchers::Contains;
 using collsim::testing::check_bad_input;
 using collsim::testing::run_collsim;
@@ -212,3 +216,4 @@ TEST_CASE("NCCL's formula counts the rings both ways and the links a ring's own 
     CHECK(j["time_us"].get<double>() == Approx(j["model_us"].get<double>()).epsilon(0.01));
   }
 }
+}  // namespace transport_test

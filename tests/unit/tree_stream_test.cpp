@@ -8,6 +8,10 @@
 #include "topologies/generate.hpp"
 #include "topologies/load_json.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace tree_stream_test {
+
 using namespace collsim;
 
 namespace {
@@ -65,3 +69,4 @@ TEST_CASE("tree all-reduce on demand keeps the pipeline chunk and holds far fewe
   CHECK_THROWS_AS(algo::make_tree_allreduce_stream(request, {}, "none"), std::invalid_argument);
   CHECK_THROWS_AS(algo::make_tree_allreduce_stream(request, {algo::nccl_btree(8)}, "bad"), std::invalid_argument);
 }
+}  // namespace tree_stream_test

@@ -18,6 +18,10 @@
 #include "sim/units/saturate.hpp"
 #include "sim/units/units.hpp"
 
+// One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
+// helpers would otherwise meet the other files'.
+namespace units_test {
+
 using collsim::Bandwidth;
 using collsim::Bytes;
 using collsim::Time;
@@ -351,3 +355,4 @@ TEST_CASE("saturating conversions clamp out-of-range and NaN doubles instead of 
   CHECK(collsim::time_saturated(collsim::saturating_ceil_ps(std::nan(""))));
   CHECK_FALSE(collsim::time_saturated(collsim::saturating_ceil_ps(9.2e18)));
 }
+}  // namespace units_test

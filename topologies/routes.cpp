@@ -219,6 +219,7 @@ const Route& RouteCache::get(NodeId from, NodeId to, std::uint16_t channel) {
       if (r.multipath) shortest_.emplace(key, std::move(shortest));
     }
     complete(r);
+    r.index = static_cast<std::uint32_t>(size());
     it = routes_.emplace(key, std::move(r)).first;
   }
   const Route* route = &it->second;
@@ -229,6 +230,7 @@ const Route& RouteCache::get(NodeId from, NodeId to, std::uint16_t channel) {
       Route r;
       r.links = ecmp_links(shortest_.at(key), from, to, channel, &r.multipath);
       complete(r);
+      r.index = static_cast<std::uint32_t>(size());
       cit = channel_routes_.emplace(ck, std::move(r)).first;
     }
     route = &cit->second;

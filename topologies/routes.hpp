@@ -31,6 +31,9 @@ struct Route {
   /// alone, min over its links of bandwidth / share, and `latency` one path's.
   std::vector<double> link_share;
   std::vector<double> resource_share;
+  /// Its number in the RouteCache that made it: 0, 1, ... in the order routes were first asked
+  /// for (RouteCache::size() of them), so a caller can keep per-route totals in a plain array.
+  std::uint32_t index = 0;
 };
 
 /// The hash ECMP places a flow by: a fixed mix (splitmix64, Steele, Lea & Flood 2014) of the
@@ -87,6 +90,8 @@ class RouteCache {
   /// no choice, every channel gets the shortest route. The reference stays valid for the cache's
   /// life. Throws TopologyError when there is none.
   const Route& get(NodeId from, NodeId to, std::uint16_t channel = 0);
+  /// How many routes get() has made so far (their Route::index values are 0 .. size() - 1).
+  [[nodiscard]] std::size_t size() const noexcept { return routes_.size() + channel_routes_.size(); }
 
  private:
   /// The links of the only two-hop path from `from` to `to` when there is no direct link and

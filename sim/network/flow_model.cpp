@@ -22,16 +22,20 @@ std::uint64_t batch_token(std::uint32_t head) { return (std::uint64_t{head} << 2
 
 FlowModel::FlowModel(const topo::Topology& topology)
     : topology_(topology),
-      on_resource_(topology.resource_count()),
-      users_(topology.links().size(), 0),
-      busy_since_(topology.links().size(), Time{0}),
-      busy_(topology.links().size(), Time{0}),
-      changed_resource_(topology.resource_count(), 0),
-      seen_resource_(topology.resource_count(), 0),
-      resized_resource_(topology.resource_count(), 0),
-      solver_index_(topology.resource_count(), 0) {}
+      resource_(topology.resource_count()),
+      link_use_(topology.links().size()),
+      busy_(topology.links().size(), Time{0}) {}
 
 std::uint32_t FlowModel::connection_of(const topo::Route& route, std::uint16_t channel) {
+  // The last connection asked for on this route, found by the route's number without hashing
+  // (most transfers repeat their route's channel); the address check keeps routes made outside a
+  // RouteCache, whose numbers may repeat, on the map below.
+  if (route.index < recent_.size()) {
+    const Recent& r = recent_[route.index];
+    if (r.route == &route && r.channel == channel) return r.connection;
+  } else {
+    recent_.resize(std::size_t{route.index} + 1);
+  }
   // Route addresses are stable for the run (RouteCache); the map is only looked up, never
   // iterated, so the addresses cannot make the output depend on the allocator.
   const std::uint64_t key = (static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&route)) << 16) | channel;
@@ -45,6 +49,7 @@ std::uint32_t FlowModel::connection_of(const topo::Route& route, std::uint16_t c
     }
     connections_.push_back(Connection{false, g->second, kNone, kNone});
   }
+  recent_[route.index] = Recent{&route, channel, it->second};
   return it->second;
 }
 
@@ -104,8 +109,8 @@ void FlowModel::touch(std::uint32_t group) {
   g.touched = true;
   touched_.push_back(group);
   for (auto r : g.route->resources)
-    if (!changed_resource_[r]) {
-      changed_resource_[r] = 1;
+    if (!resource_[r].changed) {
+      resource_[r].changed = true;
       changed_.push_back(r);
     }
 }
@@ -134,12 +139,14 @@ FlowModel::Slot FlowModel::begin(Time now, TransferId id, const topo::Route& rou
   mark_dirty(f.group);
   touch(f.group);
   if (observer_) observer_->transmit_begin(now, id);
-  for (topo::LinkId l : route.links)
-    if (users_[l]++ == 0) busy_since_[l] = now;
   Group& g = groups_[f.group];
   if (g.flows.empty()) {
     g.updated = now;
-    for (auto r : route.resources) on_resource_[r].push_back(f.group);
+    for (auto r : route.resources) resource_[r].classes.push_back(f.group);
+    // A link is busy while a class on it has a flow: counted per class, so a flow that joins a
+    // busy class (channels, pipelined chunks of one route) touches no link.
+    for (topo::LinkId l : route.links)
+      if (link_use_[l].classes++ == 0) link_use_[l].since = now;
   }
   // Kept in transfer id order (mostly an append: transfers start roughly in id order), so the
   // class's new ends come out sorted for sort_wakes.
@@ -156,8 +163,6 @@ void FlowModel::end(Time now, Slot slot) {
   Flow& f = flows_[slot];
   ++f.version;
   if (observer_) observer_->transmit_end(now, f.id);
-  for (topo::LinkId l : f.route->links)
-    if (--users_[l] == 0) busy_[l] += now - busy_since_[l];
   // Erased in place, not swapped with the last: a class keeps its flows in transfer id order.
   Group& g = groups_[f.group];
   g.flows.erase(g.flows.begin() + f.pos);
@@ -166,8 +171,10 @@ void FlowModel::end(Time now, Slot slot) {
   for (std::size_t i = f.pos; i < g.flows.size(); ++i) flows_[g.flows[i]].pos = static_cast<std::uint32_t>(i);
   if (g.flows.empty()) {
     // g.rate stays: a class that empties and fills again has only new flows, all set anyway.
+    for (topo::LinkId l : f.route->links)
+      if (--link_use_[l].classes == 0) busy_[l] += now - link_use_[l].since;
     for (auto r : f.route->resources) {
-      auto& v = on_resource_[r];
+      auto& v = resource_[r].classes;
       *std::find(v.begin(), v.end(), f.group) = v.back();
       v.pop_back();
     }
@@ -187,18 +194,18 @@ void FlowModel::collect(Time now) {
   component_.clear();
   component_ends_.clear();
   for (const std::uint32_t seed : changed_) {
-    if (seen_resource_[seed] == stamp_) continue;
-    seen_resource_[seed] = stamp_;
+    if (resource_[seed].seen == stamp_) continue;
+    resource_[seed].seen = stamp_;
     const std::size_t first_resource = component_resources_.size();
     component_resources_.push_back(seed);
     for (std::size_t i = first_resource; i < component_resources_.size(); ++i) {
-      for (std::uint32_t g : on_resource_[component_resources_[i]]) {
+      for (std::uint32_t g : resource_[component_resources_[i]].classes) {
         if (seen_group_[g] == stamp_) continue;
         seen_group_[g] = stamp_;
         component_.push_back(g);
         for (auto r : groups_[g].route->resources)
-          if (seen_resource_[r] != stamp_) {
-            seen_resource_[r] = stamp_;
+          if (resource_[r].seen != stamp_) {
+            resource_[r].seen = stamp_;
             component_resources_.push_back(r);
           }
       }
@@ -231,7 +238,7 @@ void FlowModel::solve(Time now) {
   for (const std::uint32_t gi : touched_) {
     Group& g = groups_[gi];
     if (g.size == g.solved_size) continue;
-    for (auto r : g.route->resources) resized_resource_[r] = stamp_;
+    for (auto r : g.route->resources) resource_[r].resized = stamp_;
   }
   std::uint32_t first_resource = 0, first_class = 0;
   for (const Span end : component_ends_) {
@@ -241,7 +248,7 @@ void FlowModel::solve(Time now) {
     first_class = end.classes;
     if (classes.empty()) continue;
     if (!always_solve_) {
-      if (std::none_of(resources.begin(), resources.end(), [&](std::uint32_t r) { return resized_resource_[r] == stamp_; }))
+      if (std::none_of(resources.begin(), resources.end(), [&](std::uint32_t r) { return resource_[r].resized == stamp_; }))
         continue;
       if (classes.size() == 1 && groups_[classes[0]].size == 1) {
         take_rate(classes[0], alone_rate(classes[0]));
@@ -253,11 +260,11 @@ void FlowModel::solve(Time now) {
     solver_.clear();
     for (auto r : resources) {
       // Any directed link of the resource carries its bandwidth (both directions of a half-duplex link agree).
-      solver_index_[r] = solver_.add_resource(static_cast<double>(topology_.link(r).bandwidth.bits_per_s));
+      resource_[r].solver_index = solver_.add_resource(static_cast<double>(topology_.link(r).bandwidth.bits_per_s));
     }
     for (std::uint32_t g : classes) {
       flow_resources_.clear();
-      for (auto r : groups_[g].route->resources) flow_resources_.push_back(solver_index_[r]);
+      for (auto r : groups_[g].route->resources) flow_resources_.push_back(resource_[r].solver_index);
       // A sprayed route uses 1/k of each parallel path's links (Route::resource_share).
       solver_.add_flow_over(flow_resources_, groups_[g].size, groups_[g].route->resource_share);
     }
@@ -270,7 +277,7 @@ void FlowModel::solve(Time now) {
     g.solved_size = g.size;
   }
   touched_.clear();
-  for (const std::uint32_t r : changed_) changed_resource_[r] = 0;
+  for (const std::uint32_t r : changed_) resource_[r].changed = false;
   changed_.clear();
 }
 
@@ -453,7 +460,7 @@ void FlowModel::end_if_current(Time now, Slot slot, std::uint32_t version) {
     // since the last flush too: a class that left them earlier at `now` shared the last solve
     // with it, and a class joining them later must be solved without it.
     if (!always_solve_ && std::all_of(route.resources.begin(), route.resources.end(), [&](std::uint32_t r) {
-          return on_resource_[r].empty() && !changed_resource_[r];
+          return resource_[r].classes.empty() && !resource_[r].changed;
         })) {
       groups_[group].solved_size = 0;
       return;

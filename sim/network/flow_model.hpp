@@ -168,12 +168,32 @@ class FlowModel final : public NetworkModel {
   Slot free_ = kNone;                               // head of flows_' free list
   std::vector<Group> groups_;
   std::unordered_map<const topo::Route*, std::uint32_t> group_index_;  // route -> groups_
-  std::vector<std::vector<std::uint32_t>> on_resource_;  // groups with transmitting flows, by resource
-  std::vector<std::uint32_t> users_;                // transmitting flows, by directed link
-  std::vector<Time> busy_since_;                    // by directed link, while users_ > 0
+  /// What the model keeps per resource, in one place: a flush walks each changed resource several
+  /// times (touch, collect, solve), and one cache line per resource instead of five arrays keeps
+  /// that walk's cost low on routes of many hops (issue 18, item 4).
+  struct ResourceState {
+    std::vector<std::uint32_t> classes;  // groups with transmitting flows
+    std::uint32_t seen = 0;              // stamp_ if collect() reached it
+    std::uint32_t resized = 0;           // stamp_ if a class on it changed its size
+    std::uint32_t solver_index = 0;      // its index in solver_, during solve()
+    bool changed = false;                // in changed_
+  };
+  std::vector<ResourceState> resource_;  // by resource
+  struct LinkUse {
+    std::uint32_t classes = 0;  // classes (groups_) with transmitting flows that cross the link
+    Time since{0};              // while classes > 0: when the link became busy
+  };
+  std::vector<LinkUse> link_use_;                   // by directed link
   std::vector<Time> busy_;                          // by directed link
   std::unordered_map<std::uint64_t, std::uint32_t> connection_index_;  // (route, channel) -> connections_
   std::vector<Connection> connections_;
+  /// By Route::index: the connection connection_of() last gave for that route (connection_of()).
+  struct Recent {
+    const topo::Route* route = nullptr;
+    std::uint16_t channel = 0;
+    std::uint32_t connection = 0;
+  };
+  std::vector<Recent> recent_;
   std::vector<Pending> pending_;                    // slab of waiting transfers
   std::uint32_t pending_free_ = kNone;
   bool always_solve_ = false;
@@ -187,7 +207,6 @@ class FlowModel final : public NetworkModel {
   std::vector<std::uint32_t> dirty_;     // classes to project at the flush
   std::vector<std::uint32_t> touched_;   // classes a flow began or ended in since the last flush
   std::vector<std::uint32_t> changed_;   // their resources, once each
-  std::vector<char> changed_resource_;   // by resource: in changed_
   /// A wake-up other than a projected end (an arrival), logged after change `after`.
   struct Logged {
     std::uint64_t after;
@@ -197,7 +216,6 @@ class FlowModel final : public NetworkModel {
   std::vector<Logged> log_;
   // Scratch for solve(), kept to avoid allocating per event: stamps mark what the current
   // component already holds.
-  std::vector<std::uint32_t> seen_resource_;
   std::vector<std::uint32_t> seen_group_;  // by group
   std::uint32_t stamp_ = 0;
   std::vector<std::uint32_t> component_resources_;
@@ -207,7 +225,6 @@ class FlowModel final : public NetworkModel {
     std::uint32_t resources, classes;
   };
   std::vector<Span> component_ends_;
-  std::vector<std::uint32_t> resized_resource_;  // by resource: stamp_ if a class on it changed its size
   /// A flow's end to wake up for, ordered by `epoch` (its join if it runs at full speed, else the
   /// flush that projected it), then time and transfer id.
   struct Wake {
@@ -229,7 +246,6 @@ class FlowModel final : public NetworkModel {
   std::vector<std::uint32_t> merged_runs_;  // the same after one merge pass
   std::vector<BatchEntry> batch_;           // slab of the lists behind batch wake-ups
   std::uint32_t batch_free_ = kNone;
-  std::vector<std::uint32_t> solver_index_;  // by resource: its index in solver_
   std::vector<std::uint32_t> flow_resources_;
   std::vector<double> rates_;
   MaxMinSolver solver_;

@@ -67,13 +67,8 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
     throw std::invalid_argument(fmt::format("engine: {} ops, more than transfer ids can number", nops));
   if (!options.op_delay.empty() && options.op_costs != nullptr)
     throw std::invalid_argument("engine: op delays given both per op and by a cost model");
-  // Priced as ops start (op_costs), kept by transfer id while the op is in flight.
+  // An op's own cost, priced as it starts (op_costs) or given per op id.
   const bool priced = options.op_costs != nullptr && options.op_costs->any();
-  std::vector<Time> priced_delay;
-  const bool delays = priced || !options.op_delay.empty();
-  const auto delay = [&](net::TransferId id) {
-    return priced ? priced_delay[id] : options.op_delay.empty() ? Time{0} : options.op_delay[id];
-  };
   if (rank_to_gpu.size() != header.total_ranks())
     throw std::invalid_argument(fmt::format("engine: {} ranks mapped to nodes, the schedule has {}", rank_to_gpu.size(),
                                             header.total_ranks()));
@@ -150,14 +145,13 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
     const std::uint32_t n = copies_of(op);
     const topo::Route* route =
         op.src == op.dst ? nullptr : &routes.get(rank_to_gpu[op.src], rank_to_gpu[op.dst], op.channel);
-    if (priced) {
-      if (priced_delay.size() <= t) priced_delay.resize(dense ? nops : std::size_t{t} + 1);
-      priced_delay[t] = options.op_costs->delay(op.src, op.dst, op.bytes, op.reduce, route);
-    }
+    const Time cost = priced                      ? options.op_costs->delay(op.src, op.dst, op.bytes, op.reduce, route)
+                      : options.op_delay.empty() ? Time{0}
+                                                 : options.op_delay[key];
     if (route == nullptr) {
       // A local op moves nothing over the network; it ends after its own cost, as an event (never
       // synchronously).
-      end_op_at(checked_add(now, delay(t)), t);
+      end_op_at(checked_add(now, cost), t);
       return;
     }
     const Bytes moved = op.bytes * n;
@@ -177,7 +171,8 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
         result.links[route->links[i]].bytes +=
             static_cast<Bytes>(std::llround(static_cast<double>(moved) * route->link_share[i]));
     }
-    network.start(now, t, *route, op.bytes, op.channel, n, events);
+    // The op's own cost comes after its data arrives: the model reports it finished then.
+    network.start(now, t, *route, op.bytes, op.channel, n, std::max(cost, Time{0}), events);
   };
 
   std::vector<sched::OpKey> next;
@@ -198,12 +193,6 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
       finished.push_back(static_cast<net::TransferId>(ev.payload.token));
     } else {
       network.wake(ev.time, ev.payload.token, events, finished);
-      // Data that arrived still pays its op's own cost before the op ends.
-      if (delays) std::erase_if(finished, [&](net::TransferId id) {
-        if (delay(id) <= Time{0}) return false;
-        end_op_at(checked_add(ev.time, delay(id)), id);
-        return true;
-      });
     }
     for (net::TransferId t : finished) {
       ++done;

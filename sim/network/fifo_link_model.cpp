@@ -9,14 +9,15 @@ FifoLinkModel::FifoLinkModel(const topo::Topology& topology)
     : topology_(topology), resources_(topology.resource_count()), busy_(topology.links().size(), Time{0}) {}
 
 void FifoLinkModel::start(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t /*channel*/,
-                          std::uint32_t copies, WakeQueue& queue) {
+                          std::uint32_t copies, Time after, WakeQueue& queue) {
   if (copies != 1) throw std::invalid_argument("FifoLinkModel::start: copies of a transfer, expected 1 (it does not fold copies)");
+  if (after < Time{0}) throw std::invalid_argument("FifoLinkModel::start: a negative cost after arrival");
   if (id >= transfers_.size()) transfers_.resize(static_cast<std::size_t>(id) + 1);
   Transfer& t = transfers_[id];
   // An id comes back once its transfer has been reported finished (the engine reuses slots).
   if (t.state != State::Unused && t.state != State::Done)
     throw std::logic_error("FifoLinkModel::start: transfer started twice");
-  t = Transfer{&route, bytes, next_seq_++, State::Waiting};
+  t = Transfer{&route, bytes, next_seq_++, after, State::Waiting};
   if (try_start(now, id, queue)) return;
   for (topo::LinkId l : route.links) resources_[topology_.link(l).resource].waiting.push_back(id);
 }
@@ -34,7 +35,7 @@ bool FifoLinkModel::try_start(Time now, TransferId id, WakeQueue& queue) {
   const Time released = checked_add(now, hold);
   queue.wake_at(released, token(id, Wake::Release));
   if (observer_) observer_->transmit_begin(now, id);
-  queue.wake_at(checked_add(released, t.route->latency), token(id, Wake::Arrive));
+  queue.wake_at(checked_add(checked_add(released, t.route->latency), t.after), token(id, Wake::Arrive));
   return true;
 }
 

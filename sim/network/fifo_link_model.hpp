@@ -28,7 +28,7 @@ class FifoLinkModel final : public NetworkModel {
   [[nodiscard]] std::string_view name() const noexcept override { return "fifo"; }
   /// Takes copies == 1 only (a link holds one transfer at a time, so copies would not stay in step).
   void start(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel,
-             std::uint32_t copies, WakeQueue& queue) override;
+             std::uint32_t copies, Time after, WakeQueue& queue) override;
   void wake(Time now, std::uint64_t token, WakeQueue& queue, std::vector<TransferId>& finished) override;
   /// Time the link spent serialising data (latency excluded).
   [[nodiscard]] Time busy_time(topo::LinkId id) const override { return busy_.at(id); }
@@ -42,6 +42,7 @@ class FifoLinkModel final : public NetworkModel {
     const topo::Route* route = nullptr;
     Bytes bytes = 0;
     std::uint64_t seq = 0;  // request order
+    Time after{0};          // its op's own cost, added to its arrival (start())
     State state = State::Unused;
   };
   struct Resource {

@@ -54,12 +54,13 @@ std::uint32_t FlowModel::connection_of(const topo::Route& route, std::uint16_t c
 }
 
 void FlowModel::start(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel,
-                      std::uint32_t copies, WakeQueue& queue) {
+                      std::uint32_t copies, Time after, WakeQueue& queue) {
   if (copies == 0) throw std::invalid_argument("FlowModel::start: 0 copies of a transfer, expected at least 1");
+  if (after < Time{0}) throw std::invalid_argument("FlowModel::start: a negative cost after arrival");
   queue_ = &queue;
   period_now_ = now;
   if (route.links.empty()) {
-    log_wake(now, arrive_token(id));
+    log_wake(checked_add(now, after), arrive_token(id));
     return;
   }
   const std::uint32_t c = connection_of(route, channel);
@@ -69,17 +70,17 @@ void FlowModel::start(Time now, TransferId id, const topo::Route& route, Bytes b
     std::uint32_t p = pending_free_;
     if (p != kNone) {
       pending_free_ = pending_[p].next;
-      pending_[p] = Pending{id, bytes, copies, kNone};
+      pending_[p] = Pending{id, bytes, copies, after, kNone};
     } else {
       p = static_cast<std::uint32_t>(pending_.size());
-      pending_.push_back(Pending{id, bytes, copies, kNone});
+      pending_.push_back(Pending{id, bytes, copies, after, kNone});
     }
     (connection.tail == kNone ? connection.head : pending_[connection.tail].next) = p;
     connection.tail = p;
     return;
   }
   connection.busy = true;
-  begin(now, id, route, c, bytes, copies);
+  begin(now, id, route, c, bytes, copies, after);
 }
 
 void FlowModel::log_wake(Time at, std::uint64_t token) {
@@ -116,7 +117,7 @@ void FlowModel::touch(std::uint32_t group) {
 }
 
 FlowModel::Slot FlowModel::begin(Time now, TransferId id, const topo::Route& route, std::uint32_t connection,
-                                 Bytes bytes, std::uint32_t copies) {
+                                 Bytes bytes, std::uint32_t copies, Time after) {
   Slot slot = free_;
   if (slot != kNone) {
     free_ = flows_[slot].next_free;
@@ -134,6 +135,7 @@ FlowModel::Slot FlowModel::begin(Time now, TransferId id, const topo::Route& rou
   f.group = connections_[connection].group;
   f.bytes = bytes;
   f.copies = copies;
+  f.after = after;
   f.started = now;
   f.joined = ++epoch_;
   mark_dirty(f.group);
@@ -448,11 +450,12 @@ void FlowModel::end_if_current(Time now, Slot slot, std::uint32_t version) {
   // from `now` on, and the flow's bits ran out at the rates before.
   const topo::Route& route = *f.route;
   const TransferId id = f.id;
+  const Time after = f.after;
   const std::uint32_t group = f.group;
   Connection& connection = connections_[f.connection];
   const std::uint32_t c = f.connection;
   end(now, slot);
-  log_wake(checked_add(now, route.latency), arrive_token(id));
+  log_wake(checked_add(checked_add(now, route.latency), after), arrive_token(id));
   if (connection.head == kNone) {
     connection.busy = false;
     // It was alone on its resources: nothing is left to speed up (the flush would find no
@@ -476,7 +479,7 @@ void FlowModel::end_if_current(Time now, Slot slot, std::uint32_t version) {
   pending_[p].next = pending_free_;
   pending_free_ = p;
   touch(group);
-  begin(now, next.id, route, c, next.bytes, next.copies);
+  begin(now, next.id, route, c, next.bytes, next.copies, next.after);
 }
 
 }  // namespace collsim::net

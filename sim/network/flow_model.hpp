@@ -73,7 +73,7 @@ class FlowModel final : public NetworkModel {
   /// A transfer of `copies` copies is one flow that counts `copies` times in its route's class:
   /// max-min gives the copies of identical channels one rate, so the folded run has their times.
   void start(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel,
-             std::uint32_t copies, WakeQueue& queue) override;
+             std::uint32_t copies, Time after, WakeQueue& queue) override;
   [[nodiscard]] bool folds_copies() const noexcept override { return true; }
   void wake(Time now, std::uint64_t token, WakeQueue& queue, std::vector<TransferId>& finished) override;
   /// Solves the rates of every class a start or end reached since the last flush, projects the
@@ -102,6 +102,7 @@ class FlowModel final : public NetworkModel {
     std::uint32_t pos = 0;    // its index in groups_[group].flows
     Bytes bytes = 0;
     std::uint32_t copies = 1;  // the identical transfers it stands for (start())
+    Time after{0};             // its op's own cost, added to its arrival (start())
     Time started{0};
     std::uint64_t joined = 0;  // the change (epoch_) that began it
     bool exact = true;      // never slowed below its bottleneck (as of the last flush): ends at started + transfer_time
@@ -113,6 +114,7 @@ class FlowModel final : public NetworkModel {
     TransferId id;
     Bytes bytes;
     std::uint32_t copies;
+    Time after;
     std::uint32_t next;  // index into pending_, or kNone
   };
   /// A route and a channel: its transfers transmit one at a time, in request order.
@@ -137,7 +139,7 @@ class FlowModel final : public NetworkModel {
   };
   std::uint32_t connection_of(const topo::Route& route, std::uint16_t channel);
   Slot begin(Time now, TransferId id, const topo::Route& route, std::uint32_t connection, Bytes bytes,
-             std::uint32_t copies);
+             std::uint32_t copies, Time after);
   void end(Time now, Slot slot);
   /// Collects in component_ the classes connected to the changed resources (breadth-first, one
   /// component after the other, their ends in component_ends_) and brings their slowed flows'

@@ -58,9 +58,11 @@ class NetworkModel {
   /// wants to move `bytes` along `route`. `route` must outlive the transfer (RouteCache entries do).
   /// It stands for `copies` (>= 1) identical transfers of as many identical channels, which a
   /// model that folds_copies() times as that many flows sharing the links; any other model takes
-  /// only 1 (std::invalid_argument otherwise).
+  /// only 1 (std::invalid_argument otherwise). `after` (>= 0) is the op's own cost, paid once the
+  /// data has arrived (sim::OpCostModel): the transfer is reported finished at its arrival plus
+  /// `after`, so the engine needs no event of its own for it (one event fewer per op).
   virtual void start(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel,
-                     std::uint32_t copies, WakeQueue& queue) = 0;
+                     std::uint32_t copies, Time after, WakeQueue& queue) = 0;
   /// True when start() takes copies > 1 and times them as the copies would run: a model whose
   /// flows of one route and one start get one rate (max-min sharing is symmetric), so identical
   /// channels stay in step and one of them, counted `copies` times, has their times. A FIFO model

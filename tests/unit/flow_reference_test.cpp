@@ -46,13 +46,13 @@ class ReferenceFlowModel final : public net::NetworkModel {
   explicit ReferenceFlowModel(const topo::Topology& t) : topology_(t) {}
   std::string_view name() const noexcept override { return "reference"; }
   void start(Time now, net::TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel,
-             std::uint32_t /*copies: 1, folds_copies() is false*/, net::WakeQueue& queue) override {
+             std::uint32_t /*copies: 1, folds_copies() is false*/, Time after, net::WakeQueue& queue) override {
     if (route.links.empty()) {
-      queue.wake_at(now, (std::uint64_t{id} << 1) | 1);
+      queue.wake_at(checked_add(now, after), (std::uint64_t{id} << 1) | 1);
       return;
     }
     auto& waiting = connections_[{&route, channel}];
-    waiting.push_back(Flow{id, &route, channel, bytes, now, static_cast<double>(bytes) * 8.0, true, 0.0, Time{0}});
+    waiting.push_back(Flow{id, &route, channel, bytes, now, static_cast<double>(bytes) * 8.0, true, 0.0, Time{0}, after});
     if (waiting.size() == 1) {
       advance(now);
       flows_.push_back(waiting.front());
@@ -77,7 +77,7 @@ class ReferenceFlowModel final : public net::NetworkModel {
     std::sort(ended.begin(), ended.end(), [](const Flow& a, const Flow& b) { return a.id < b.id; });
     for (const Flow& f : ended) {
       for (auto l : f.route->links) busy_[l] += now - f.started;
-      queue.wake_at(checked_add(now, f.route->latency), (std::uint64_t{f.id} << 1) | 1);
+      queue.wake_at(checked_add(checked_add(now, f.route->latency), f.after), (std::uint64_t{f.id} << 1) | 1);
       auto& waiting = connections_[{f.route, f.channel}];
       waiting.erase(waiting.begin());
       if (!waiting.empty()) {
@@ -103,6 +103,7 @@ class ReferenceFlowModel final : public net::NetworkModel {
     bool exact;  // at its route's bottleneck rate since it started
     double rate;
     Time end;
+    Time after;  // the op's own cost, paid after arrival (NetworkModel::start)
   };
   // Brings every flow's bits to `now` at the rates of the last solve.
   void advance(Time now) {

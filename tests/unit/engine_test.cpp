@@ -53,6 +53,35 @@ TEST_CASE("a transfer pays the route's summed latency once and moves at the bott
   CHECK(r.ranks[1].received == 10000);
 }
 
+TEST_CASE("an op's own cost is paid after its data arrives and in the arrival's event", "[engine]") {
+  // gpu2 -> gpu1 as above (2 us of latency + 1 us of transmission), then a 5 us cost of its own:
+  // the op ends at 8 us, and the next op (gpu1 -> gpu0, 3 us more, no cost) starts then. Each
+  // transfer takes two events in either model: its transmission's end and its arrival, which
+  // carries the cost (NetworkModel::start's `after`); a local op's cost is an event of its own.
+  const auto t = star();
+  sched::ScheduleBuilder b(sched::Collective::AllReduce, 3, 10000, sched::split_even(10000, 2));
+  b.send(2, 1, 0, sched::Combine::Copy, 1);
+  b.send(1, 0, 0, sched::Combine::Copy, 2);
+  b.send(1, 0, 1, 1, sched::Combine::Copy, 3);  // local: chunk 0 into chunk 1 on rank 1
+  const auto s = std::move(b).build("t");
+  const std::vector<topo::NodeId> gpus(t.gpus().begin(), t.gpus().end());
+  sim::RunOptions options;
+  options.op_delay = {us(5), Time{0}, us(4)};
+  net::FifoLinkModel fifo(t);
+  net::FlowModel flow(t);
+  for (net::NetworkModel* model : {static_cast<net::NetworkModel*>(&fifo), static_cast<net::NetworkModel*>(&flow)}) {
+    INFO(model->name());
+    const auto r = sim::run(s, t, gpus, *model, options);
+    // 10 kB: 5 kB chunks, 0.5 us each; gpu2 -> gpu1: 2 + 0.5 + 5 = 7.5 us; gpu1 -> gpu0 from then:
+    // 7.5 + 2.5 = 10 us; the local op from 7.5 us: 7.5 + 4 = 11.5 us.
+    CHECK(r.ops[0].finish == Time{7'500'000});
+    CHECK(r.ops[1].ready == Time{7'500'000});
+    CHECK(r.ops[1].finish == Time{10'000'000});
+    CHECK(r.ops[2].finish == Time{11'500'000});
+    CHECK(r.events == 5);
+  }
+}
+
 TEST_CASE("two transfers on one link and direction go one after the other, in FIFO order", "[engine][fifo]") {
   // gpu0 -> gpu1 and gpu2 -> gpu1 share sw->gpu1. Each holds its links for 10 kB / 10 GB/s = 1 us
   // and arrives 2 us (two links' latency) later. The second starts when the first frees the link.

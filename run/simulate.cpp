@@ -87,10 +87,14 @@ Plan algorithm_plan(const SimulationRequest& r, const algo::AlgorithmInfo* chose
       // More ops than a materialised schedule holds: the ranks and the algorithm are what to change
       // (a request that asked for every op, to save, trace or verify them, names that instead).
       if (ops_of(r) == Ops::Materialised) throw;
+      // Without --ranks the count is every GPU of the topology: say so rather than name a flag
+      // the user never gave.
+      const std::string where = r.ranks ? fmt::format("{}: ", ref(Field::Ranks))
+                                        : fmt::format("every GPU of topology {} (no {}): ", topology.name(), ref(Field::Ranks));
       throw RequestError(Field::Ranks, std::to_string(ranks),
-                         fmt::format("{}: {} {} on {} ranks: {}; expected fewer ranks or another {}", ref(Field::Ranks),
+                         fmt::format("{}{} {} on {} ranks: {}; expected fewer ranks ({}) or another {}", where,
                                      algorithm.name, sched::collective_name(algorithm.collective), ranks, e.what(),
-                                     ref(Field::Algorithm)));
+                                     ref(Field::Ranks), ref(Field::Algorithm)));
     }
   });
   plan.algorithm_choice = std::move(choice_text);

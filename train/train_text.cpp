@@ -16,6 +16,9 @@ using run::RequestError;
 // A step holds a few spans per layer; past a million layers it would need gigabytes for no model
 // that exists (GPT-3 has 96).
 constexpr std::uint32_t kMaxLayers = 1u << 20;
+// A model file lists one number per tensor: a million tensors take about 10 MB of JSON. Past 64 MiB
+// it is not a model file (or is /dev/zero), and is refused before it fills memory.
+constexpr std::uint64_t kMaxModelFileBytes = std::uint64_t{64} << 20;
 
 Mode parse_mode(std::string_view text) {
   if (text == "ddp") return Mode::Ddp;
@@ -50,7 +53,7 @@ Model model_of(const TrainText& t) {
   if (!t.tensors.empty()) {
     std::string text;
     try {
-      text = io::read_text_file(t.tensors, "a model file (JSON)");
+      text = io::read_text_file(t.tensors, "a model file (JSON)", kMaxModelFileBytes);
       return model_of_json(text, t.tensors);
     } catch (const io::FileReadError& e) {
       throw RequestError(Field::Tensors, t.tensors, fmt::format("{}: {}", ref(Field::Tensors), e.what()));

@@ -3,7 +3,9 @@
 // and a read error are named as such, never passed on as empty text ("unexpected end of input").
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -19,7 +21,10 @@ class FileReadError : public std::runtime_error {
 
 /// The bytes of the file at `path`. `expected` says what it should be ("a topology JSON file"), for
 /// the message. Throws FileReadError for a directory (an ifstream opens one and reads nothing, which
-/// would pass for an empty file), a file that does not exist or cannot be opened, and a read error.
-std::string read_text_file(const std::filesystem::path& path, std::string_view expected);
+/// would pass for an empty file), a file that does not exist or cannot be opened, a read error, and
+/// a file of more than `max_bytes` bytes ("PATH holds more than N bytes; expected WHAT"), which is
+/// read no further: /dev/zero as an input fails at once instead of filling memory.
+std::string read_text_file(const std::filesystem::path& path, std::string_view expected,
+                           std::uint64_t max_bytes = std::numeric_limits<std::uint64_t>::max());
 
 }  // namespace collsim::io

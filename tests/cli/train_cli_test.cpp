@@ -104,5 +104,7 @@ TEST_CASE("train: bad input names the flag", "[cli][train]") {
   const auto huge = temp_file("train_huge_model.json", "[18446744073709551615, 1]");
   check_bad_input({"train", "--tensors", huge}, "the element counts sum past 2^64 - 1");
   check_bad_input({"train", "--parameters", "10", "--layers", "20"}, "--layers: found 20, expected 1 to 10");
+  // A device that never ends is refused after 64 MiB (it once read 2 GB before failing).
+  check_bad_input({"train", "--tensors", "/dev/zero"}, "--tensors: /dev/zero holds more than 67108864 bytes; expected a model file");
 }
 }  // namespace train_cli_test

@@ -60,7 +60,10 @@ class NetworkModel {
   /// model that folds_copies() times as that many flows sharing the links; any other model takes
   /// only 1 (std::invalid_argument otherwise). `after` (>= 0) is the op's own cost, paid once the
   /// data has arrived (sim::OpCostModel): the transfer is reported finished at its arrival plus
-  /// `after`, so the engine needs no event of its own for it (one event fewer per op).
+  /// `after`, so the engine needs no event of its own for it (one event fewer per op). Events of
+  /// one picosecond run in the order they were queued, and this end is queued when the arrival is
+  /// (not when the data arrives), so where an op's end ties with another event to the picosecond,
+  /// and the two ops' costs differ, the two may run in the other order than before session 17.
   virtual void start(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel,
                      std::uint32_t copies, Time after, WakeQueue& queue) = 0;
   /// True when start() takes copies > 1 and times them as the copies would run: a model whose

@@ -17,8 +17,13 @@ namespace {
                                : slot.list ? "an int, a str or a list of them"
                                : slot.path ? "a str or an os.PathLike"
                                            : "an int or a str";
-  throw py::type_error(fmt::format("{}(): {} must be {}, not {}", function, keyword, expected,
-                                   py::str(py::type::handle_of(value).attr("__name__")).cast<std::string>()));
+  // A float is the common slip (forward_time=0.03, size=1e9): the command line's values carry their
+  // unit, so say how to write one rather than only that a float is not taken.
+  const std::string hint = !slot.flag && !slot.path && py::isinstance<py::float_>(value)
+                               ? "; a number with a unit is a str, such as \"30ms\", \"1G\" or \"25GB/s\""
+                               : "";
+  throw py::type_error(fmt::format("{}(): {} must be {}, not {}{}", function, keyword, expected,
+                                   py::str(py::type::handle_of(value).attr("__name__")).cast<std::string>(), hint));
 }
 
 // "--size: found an empty value, expected one", as the command line says it.

@@ -72,7 +72,8 @@ def test_unknown_keywords_and_wrong_types_raise_type_error():
         collsim.simulate(sise="1G")
     with pytest.raises(TypeError, match=r"simulate\(\) got an unexpected keyword argument 'sizes'"):
         collsim.simulate(sizes=["1G"])  # a sweep's keyword
-    with pytest.raises(TypeError, match=r"simulate\(\): size must be an int or a str, not float"):
+    with pytest.raises(TypeError, match=r"simulate\(\): size must be an int or a str, not float; a number with a unit "
+                                        r"is a str, such as \"30ms\", \"1G\" or \"25GB/s\""):
         collsim.simulate(size=1e9)
     with pytest.raises(TypeError, match=r"simulate\(\): channels must be an int or a str, not bool"):
         collsim.simulate(size="1G", channels=True)

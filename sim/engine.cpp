@@ -127,8 +127,8 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
 
   std::uint64_t in_flight = 0, held = 0;
   topo::RouteCache routes(topology, options.paths);
-  std::vector<Bytes> route_bytes;             // by Route::index: bytes of unsprayed transfers
-  std::vector<const topo::Route*> route_at;   // by Route::index
+  // By Route::index: the bytes its unsprayed transfers moved (the route is null until one has).
+  std::vector<std::pair<const topo::Route*, Bytes>> route_bytes;
   network.observe(options.observer);
   Events events;
   // An op's own end, after its cost: queued behind the model's deferred wake-ups, which were
@@ -160,12 +160,9 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
     if (route->link_share.empty()) {
       // Summed per route and spread over its links at the end: a transfer costs the same on a
       // route of 6 hops as on one of 2 (issue 18, item 4).
-      if (route->index >= route_bytes.size()) {
-        route_bytes.resize(std::size_t{route->index} + 1, 0);
-        route_at.resize(std::size_t{route->index} + 1, nullptr);
-      }
-      route_bytes[route->index] += moved;
-      route_at[route->index] = route;
+      if (route->index >= route_bytes.size()) route_bytes.resize(std::size_t{route->index} + 1);
+      route_bytes[route->index].first = route;
+      route_bytes[route->index].second += moved;
     } else {  // sprayed: each parallel path carries its share
       for (std::size_t i = 0; i < route->links.size(); ++i)
         result.links[route->links[i]].bytes +=
@@ -227,9 +224,9 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
   }
   if (done != nops)
     throw std::logic_error(fmt::format("engine: {} of {} ops never ran (a dependency cycle?)", nops - done, nops));
-  for (std::size_t i = 0; i < route_bytes.size(); ++i)
-    if (route_at[i] != nullptr)
-      for (topo::LinkId l : route_at[i]->links) result.links[l].bytes += route_bytes[i];
+  for (const auto& [route, bytes] : route_bytes)
+    if (route != nullptr)
+      for (topo::LinkId l : route->links) result.links[l].bytes += bytes;
   for (topo::LinkId l = 0; l < result.links.size(); ++l) result.links[l].busy = network.busy_time(l);
   result.peak_ops_held = held;
   return result;

@@ -9,15 +9,17 @@
 
 namespace collsim::net {
 namespace {
-// Tokens: bits 0..1 = kind (0: end of transmission, 1: arrival, 2: ends due together); an end
-// carries the flow's slot in bits 2..33 and its projection version (mod 2^30) in bits 34..; an
-// arrival the transfer id; ends due together the first entry of their list in batch_.
+// Tokens: bits 0..1 = kind (0: end of transmission, 1: arrival, 2: ends due together, 3: arrival
+// of a quiet flow); an end or a quiet arrival carries the flow's slot in bits 2..33 and its
+// projection version (mod 2^30) in bits 34..; an arrival the transfer id; ends due together the
+// first entry of their list in batch_.
 constexpr std::uint32_t kVersionMask = 0x3FFFFFFFu;
 std::uint64_t end_token(std::uint32_t slot, std::uint32_t version) {
   return (std::uint64_t{version & kVersionMask} << 34) | (std::uint64_t{slot} << 2);
 }
 std::uint64_t arrive_token(TransferId id) { return (std::uint64_t{id} << 2) | 1; }
 std::uint64_t batch_token(std::uint32_t head) { return (std::uint64_t{head} << 2) | 2; }
+std::uint64_t quiet_token(std::uint32_t slot, std::uint32_t version) { return end_token(slot, version) | 3; }
 }  // namespace
 
 FlowModel::FlowModel(const topo::Topology& topology)
@@ -65,6 +67,10 @@ void FlowModel::start(Time now, TransferId id, const topo::Route& route, Bytes b
   }
   const std::uint32_t c = connection_of(route, channel);
   Connection& connection = connections_[c];
+  // A quiet flow of this connection has no end event to start the next transfer: it has ended
+  // (the connection is free) or becomes an ordinary flow whose end will.
+  if (const Slot q = groups_[connection.group].quiet; connection.busy && q != kNone && flows_[q].connection == c)
+    settle_quiet(now, q);
   if (connection.busy) {
     // The connection is busy: wait in order.
     std::uint32_t p = pending_free_;
@@ -118,6 +124,12 @@ void FlowModel::touch(std::uint32_t group) {
 
 FlowModel::Slot FlowModel::begin(Time now, TransferId id, const topo::Route& route, std::uint32_t connection,
                                  Bytes bytes, std::uint32_t copies, Time after) {
+  // A quiet flow is alone on its resources (its class is their only one): one this flow will
+  // share ends now if it is done, else it is projected again with the newcomer.
+  for (auto r : route.resources) {
+    const auto& classes = resource_[r].classes;
+    if (classes.size() == 1 && groups_[classes[0]].quiet != kNone) settle_quiet(now, groups_[classes[0]].quiet);
+  }
   Slot slot = free_;
   if (slot != kNone) {
     free_ = flows_[slot].next_free;
@@ -138,10 +150,20 @@ FlowModel::Slot FlowModel::begin(Time now, TransferId id, const topo::Route& rou
   f.after = after;
   f.started = now;
   f.joined = ++epoch_;
-  mark_dirty(f.group);
-  touch(f.group);
-  if (observer_) observer_->transmit_begin(now, id);
   Group& g = groups_[f.group];
+  // Alone: a new class of one flow on resources that no class uses and no change of this instant
+  // reached. Max-min gives it its route's bottleneck, the rate a solve would give it (alone_rate),
+  // so it needs no solve: the flush only projects it (unless a later start of this instant makes
+  // its class dirty, when it is projected as any other).
+  const bool alone = !always_solve_ && !eager_ && copies == 1 && g.flows.empty() &&
+                     std::all_of(route.resources.begin(), route.resources.end(), [&](std::uint32_t r) {
+                       return resource_[r].classes.empty() && !resource_[r].changed;
+                     });
+  if (!alone) {
+    mark_dirty(f.group);
+    touch(f.group);
+  }
+  if (observer_) observer_->transmit_begin(now, id);
   if (g.flows.empty()) {
     g.updated = now;
     for (auto r : route.resources) resource_[r].classes.push_back(f.group);
@@ -158,12 +180,27 @@ FlowModel::Slot FlowModel::begin(Time now, TransferId id, const topo::Route& rou
   g.size += copies;
   g.bits_left.insert(g.bits_left.begin() + static_cast<std::ptrdiff_t>(pos), 0.0);  // set when it is first slowed
   for (auto i = pos; i < g.flows.size(); ++i) flows_[g.flows[i]].pos = static_cast<std::uint32_t>(i);
+  if (alone) {
+    // What a solve would record for its class.
+    g.rate = static_cast<double>(route.bottleneck.bits_per_s);
+    g.solved_size = g.size;
+    alone_.push_back(slot);
+    deferred_ = true;
+  }
   return slot;
 }
 
 void FlowModel::end(Time now, Slot slot) {
   Flow& f = flows_[slot];
   ++f.version;
+  leave(now, slot);
+  f.route = nullptr;
+  f.next_free = free_;
+  free_ = slot;
+}
+
+void FlowModel::leave(Time now, Slot slot) {
+  const Flow& f = flows_[slot];
   if (observer_) observer_->transmit_end(now, f.id);
   // Erased in place, not swapped with the last: a class keeps its flows in transfer id order.
   Group& g = groups_[f.group];
@@ -181,9 +218,42 @@ void FlowModel::end(Time now, Slot slot) {
       v.pop_back();
     }
   }
-  f.route = nullptr;
-  f.next_free = free_;
-  free_ = slot;
+}
+
+bool FlowModel::may_skip_end(const Group& group, const Flow& f) const {
+  if (!quiet_ || observer_ != nullptr || group.contended || group.flows.size() != 1 ||
+      connections_[f.connection].head != kNone)
+    return false;
+  return std::all_of(f.route->resources.begin(), f.route->resources.end(),
+                     [&](std::uint32_t r) { return resource_[r].classes.size() == 1; });
+}
+
+void FlowModel::settle_quiet(Time now, Slot slot) {
+  Flow& f = flows_[slot];
+  if (f.end_at <= now) {
+    retire(slot);
+    return;
+  }
+  // Still transmitting: an ordinary flow from here on, with the end event it would have had (the
+  // flush projects it again if the newcomer changes its rate, as for any flow).
+  Group& g = groups_[f.group];
+  f.quiet = false;
+  g.quiet = kNone;
+  g.contended = true;
+  ++f.version;
+  log_wake(f.end_at, end_token(slot, f.version & kVersionMask));
+}
+
+void FlowModel::retire(Slot slot) {
+  Flow& f = flows_[slot];
+  f.quiet = false;
+  Group& g = groups_[f.group];
+  g.quiet = kNone;
+  // What end_if_current does for a flow that ends alone with nothing queued behind it: nothing
+  // else is on its resources to speed up, and its class is empty, as a solve would record.
+  leave(f.end_at, slot);
+  g.solved_size = 0;
+  connections_[f.connection].busy = false;
 }
 
 void FlowModel::collect(Time now) {
@@ -308,6 +378,15 @@ void FlowModel::flush(WakeQueue& queue) {
   ++epoch_;
   if (!changed_.empty()) solve(now);
   wakes_.clear();
+  // Flows that began alone, projected as the loop below would (exact, at their bottleneck),
+  // unless a later start of this instant made their class dirty: then the loop does it.
+  for (const Slot slot : alone_) {
+    Flow& f = flows_[slot];
+    Group& g = groups_[f.group];
+    if (g.dirty) continue;
+    project(slot, f, g, checked_add(f.started, transfer_time(f.bytes, f.route->bottleneck)), f.joined);
+  }
+  alone_.clear();
   for (const std::uint32_t gi : dirty_) {
     Group& g = groups_[gi];
     g.dirty = false;
@@ -342,8 +421,7 @@ void FlowModel::flush(WakeQueue& queue) {
         const Time left = g.bits_left[i] <= 0 ? Time{0} : saturating_ceil_ps(g.bits_left[i] / g.rate * 1e12);
         at = time_saturated(left) ? Time::max() : checked_add(now, left);
       }
-      ++f.version;
-      wakes_.push_back(Wake{key, at, f.id, slot, f.version & kVersionMask});
+      project(slot, f, g, at, key);
     }
   }
   dirty_.clear();
@@ -366,9 +444,12 @@ void FlowModel::flush(WakeQueue& queue) {
     // same times as one wake-up each (nothing ran between them), and the queue holds one entry,
     // not one per flow. The plain order of work (set_eager) queues one wake-up each.
     std::size_t j = i + 1;
-    while (!eager_ && j < wakes_.size() && wakes_[j].epoch == wakes_[i].epoch && wakes_[j].at == wakes_[i].at) ++j;
+    while (!eager_ && !wakes_[i].quiet && j < wakes_.size() && !wakes_[j].quiet && wakes_[j].epoch == wakes_[i].epoch &&
+           wakes_[j].at == wakes_[i].at)
+      ++j;
     if (j == i + 1) {
-      queue.wake_at(wakes_[i].at, end_token(wakes_[i].slot, wakes_[i].version));
+      queue.wake_at(wakes_[i].at, wakes_[i].quiet ? quiet_token(wakes_[i].slot, wakes_[i].version)
+                                                  : end_token(wakes_[i].slot, wakes_[i].version));
     } else {
       std::uint32_t head = kNone;
       for (std::size_t k = j; k-- > i;) {
@@ -390,6 +471,22 @@ void FlowModel::flush(WakeQueue& queue) {
   log_.clear();
   period_start_ = epoch_ + 1;
   deferred_ = false;
+}
+
+void FlowModel::project(Slot slot, Flow& f, Group& g, Time at, std::uint64_t key) {
+  ++f.version;
+  if (at != Time::max() && may_skip_end(g, f)) {
+    // Quiet: alone, it keeps this end unless something comes onto its resources or its
+    // connection (settle_quiet), so only its arrival is queued, where its end would have been in
+    // the order. One event per transfer instead of two on dedicated links.
+    f.quiet = true;
+    f.end_at = at;
+    g.quiet = slot;
+    wakes_.push_back(Wake{key, checked_add(checked_add(at, f.route->latency), f.after), f.id, slot,
+                          f.version & kVersionMask, true});
+    return;
+  }
+  wakes_.push_back(Wake{key, at, f.id, slot, f.version & kVersionMask});
 }
 
 void FlowModel::sort_wakes() {
@@ -431,6 +528,20 @@ void FlowModel::wake(Time now, std::uint64_t token, WakeQueue& queue, std::vecto
     case 0:
       end_if_current(now, static_cast<Slot>((token >> 2) & 0xFFFFFFFFu), static_cast<std::uint32_t>(token >> 34));
       return;
+    case 3: {
+      // A quiet flow's arrival: ended at its end_at unless a newcomer did that already; stale if
+      // a newcomer made it ordinary (its own end logs its arrival).
+      const auto slot = static_cast<Slot>((token >> 2) & 0xFFFFFFFFu);
+      Flow& f = flows_[slot];
+      if (f.route == nullptr || static_cast<std::uint32_t>(token >> 34) != (f.version & kVersionMask)) return;
+      if (f.quiet) retire(slot);
+      finished.push_back(f.id);
+      ++f.version;
+      f.route = nullptr;
+      f.next_free = free_;
+      free_ = slot;
+      return;
+    }
     default:
       for (auto e = static_cast<std::uint32_t>(token >> 2); e != kNone;) {
         const BatchEntry entry = batch_[e];  // a copy: ending it may add entries (and move batch_)

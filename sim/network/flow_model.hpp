@@ -25,6 +25,15 @@
 // each connected component that a change reached on its own, with buffers kept between calls.
 // Nothing allocates per transfer once the slabs are warm.
 //
+// Dedicated links (issue 18, item 4; PROFILE section 3.3 item 6): a flow that begins as the only
+// flow on resources nothing else uses, and that no change of its instant reached, takes its
+// bottleneck without touching the solver's bookkeeping (begin()); and a flow alone on its
+// resources with nothing queued behind it is quiet: its end is not an event, only its arrival is.
+// Whoever comes onto its resources or its connection settles it first: ended at its end if that
+// has passed, else an ordinary flow with its end event. Ring all-reduce thus takes one event per
+// transfer instead of two, with every time unchanged (flow_quiet_test.cpp compares op by op with
+// set_quiet(false), and the sweeps of docs/performance.md row by row).
+//
 // Contended fabrics (24 channels between every pair of GPUs of an NVSwitch box: a thousand flows
 // on 16 resources) are solved per route, not per flow (bench/PROFILE.md section 3.7): the flows of
 // one route cross the same resources, so max-min gives them one rate, and the solver works on
@@ -89,6 +98,13 @@ class FlowModel final : public NetworkModel {
   /// not due at once through the log (no shared wake-ups, no run merge, no early queuing): the
   /// plain order of work, for the tests that both give identical times and order.
   void set_eager(bool on) noexcept { eager_ = on; }
+  /// Quiet flows (on by default, in every mode above): a flow alone on its resources (its class's
+  /// only flow, of any copies), with nothing queued behind it, gets no end event, only its
+  /// arrival; off, every
+  /// flow's end is an event. Both give the same times, except where events tie to the picosecond:
+  /// a quiet flow's arrival is queued when its end is projected, not when its end would have
+  /// come, so it may run before other events of its picosecond (flow_quiet_test.cpp compares).
+  void set_quiet(bool on) noexcept { quiet_ = on; }
 
  private:
   using Slot = std::uint32_t;  // index into flows_
@@ -106,6 +122,11 @@ class FlowModel final : public NetworkModel {
     Time started{0};
     std::uint64_t joined = 0;  // the change (epoch_) that began it
     bool exact = true;      // never slowed below its bottleneck (as of the last flush): ends at started + transfer_time
+    /// Quiet: alone on its resources with nothing queued behind it, it has no end event, only its arrival
+    /// (queued at the flush, at end_at + latency + after); whoever comes onto its resources or
+    /// its connection first ends it (at end_at, when that has passed) or makes it ordinary.
+    bool quiet = false;
+    Time end_at{0};             // while quiet: when its last bit leaves
     std::uint32_t version = 0;  // wake-ups of older projections (or older users of the slot) are ignored
     Slot next_free = kNone;
   };
@@ -136,11 +157,31 @@ class FlowModel final : public NetworkModel {
     std::uint32_t solved_size = 0;   // size at the last flush that saw it change
     bool dirty = false;              // in dirty_: changed or joined since the last flush
     bool touched = false;            // in touched_: a flow began or ended since the last flush
+    Slot quiet = kNone;              // its one flow, while that flow is quiet (Flow::quiet)
+    /// A newcomer met one of its quiet flows before that flow's end: its flows are not made quiet
+    /// again, since on contended links each such meeting costs an event (the stale arrival).
+    bool contended = false;
   };
   std::uint32_t connection_of(const topo::Route& route, std::uint16_t channel);
   Slot begin(Time now, TransferId id, const topo::Route& route, std::uint32_t connection, Bytes bytes,
              std::uint32_t copies, Time after);
   void end(Time now, Slot slot);
+  /// Takes the flow in `slot` off its class, resources and links as of `at` (its transmission's
+  /// end); the slot stays the flow's.
+  void leave(Time at, Slot slot);
+  /// Whether a flow of `group`, just projected, may skip its end event: quiet flows on,
+  /// no observer, a class never contended so, the only flow of its class, alone on its resources,
+  /// nothing queued behind it.
+  bool may_skip_end(const Group& group, const Flow& f) const;
+  /// A quiet flow meets a newcomer at `now` (on its resources or its connection): ended at its
+  /// end_at when that has passed (retire()), else an ordinary flow again, with its end event at
+  /// end_at (its queued arrival goes stale; the flush projects it again if its rate moves).
+  void settle_quiet(Time now, Slot slot);
+  /// Ends the quiet flow in `slot` as of its end_at: as its end event would have, alone.
+  void retire(Slot slot);
+  /// Queues (into wakes_, ordered by `key`) the projected end `at` of the flow in `slot` of class
+  /// `g`, or only its arrival when it may be quiet (may_skip_end).
+  void project(Slot slot, Flow& f, Group& g, Time at, std::uint64_t key);
   /// Collects in component_ the classes connected to the changed resources (breadth-first, one
   /// component after the other, their ends in component_ends_) and brings their slowed flows'
   /// bits_left to `now`.
@@ -200,6 +241,7 @@ class FlowModel final : public NetworkModel {
   std::uint32_t pending_free_ = kNone;
   bool always_solve_ = false;
   bool eager_ = false;
+  bool quiet_ = true;
   WakeQueue* queue_ = nullptr;  // the queue of the current start() or wake()
   // Changes and flushes are numbered by epoch_ (see the top); the changes from period_start_ on are
   // not flushed yet, all at time period_now_.
@@ -207,6 +249,7 @@ class FlowModel final : public NetworkModel {
   std::uint64_t period_start_ = 1;
   Time period_now_{0};
   std::vector<std::uint32_t> dirty_;     // classes to project at the flush
+  std::vector<Slot> alone_;              // flows begun alone since the last flush (begin())
   std::vector<std::uint32_t> touched_;   // classes a flow began or ended in since the last flush
   std::vector<std::uint32_t> changed_;   // their resources, once each
   /// A wake-up other than a projected end (an arrival), logged after change `after`.
@@ -235,6 +278,7 @@ class FlowModel final : public NetworkModel {
     TransferId id;
     Slot slot;
     std::uint32_t version;
+    bool quiet = false;  // `at` is the arrival of a quiet flow (its end has no event)
   };
   /// One end in a list of ends due together (one wake-up), in the order to end them.
   struct BatchEntry {

@@ -1,5 +1,6 @@
 #include "algorithms/ring_stream.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace collsim::algo {
@@ -36,6 +37,17 @@ class RingStream final : public sched::OpStream {
     const auto s = static_cast<std::uint32_t>(k >> 32);
     const auto r = static_cast<sched::Rank>(k & 0xFFFFFFFFu);
     if (s < header_.steps) out.push_back(key(s + 1, next(r)));
+  }
+  /// 1 when every chunk has one size: op (s, r + 1) then sends chunk c + 1 of op (s, r)'s chunk c,
+  /// of the same size, to r + 2. With uneven chunks the ranks' ops differ: none.
+  [[nodiscard]] sched::Rank rank_period() const override {
+    const auto& c = header_.chunks;
+    const bool even = std::all_of(c.begin(), c.end(), [&](const sched::Chunk& x) { return x.size == c.front().size; });
+    return n_ > 1 && even ? 1 : 0;
+  }
+  [[nodiscard]] sched::OpKey shift(sched::OpKey k, sched::Rank times) const override {
+    const auto r = static_cast<std::uint64_t>(k & 0xFFFFFFFFu);
+    return (k & ~sched::OpKey{0xFFFFFFFFu}) | ((r + times) % n_);
   }
 
  private:

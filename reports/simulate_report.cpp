@@ -89,6 +89,7 @@ std::string render_json(const SimulationView& v) {
   j["switch_link_imbalance"] =
       s.switch_link_imbalance ? nlohmann::ordered_json(*s.switch_link_imbalance) : nlohmann::ordered_json(nullptr);
   j["events"] = s.events;
+  j["rank_images"] = s.rank_images;
   j["gpus_per_thread"] = s.gpus_per_thread;
   j["host_us"] = to_us(s.host_time);
   j["host_bound"] = s.host_bound;
@@ -126,8 +127,8 @@ std::string render_csv(const SimulationView& v) {
       "topology,network,collective,algorithm,ranks,size_bytes,steps,time_us,time_ps,algbw_GBps,busbw_GBps,"
       "bytes_sent_per_rank_max,traffic_factor,closed_form_us,lower_bound_us,injection_bandwidth_GBps,bottleneck_link,"
       "events,protocol,channels,slice_bytes,model,model_us,protocol_source,channels_source,slice_source,"
-      "chunk_bytes,chunk_source,gpus_per_thread,host_us,host_bound,collective_us,switch_link_imbalance\n";
-  out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(s.topology), s.network,
+      "chunk_bytes,chunk_source,gpus_per_thread,host_us,host_bound,collective_us,switch_link_imbalance,rank_images\n";
+  out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(s.topology), s.network,
                      sched::collective_name(s.collective), csv_field(s.algorithm), s.ranks, s.size, s.steps,
                      format_time_us_exact(s.time), s.time.count(), csv_number(s.algbw_GBps), csv_number(s.busbw_GBps),
                      s.bytes_sent_per_rank_max, s.traffic_factor,
@@ -136,7 +137,8 @@ std::string render_csv(const SimulationView& v) {
                      s.slice, s.model, s.model_time ? format_time_us_exact(*s.model_time) : std::string(),
                      csv_field(s.protocol_source), csv_field(s.channels_source), csv_field(s.slice_source),
                      s.chunk, csv_field(s.chunk_source), s.gpus_per_thread, format_time_us_exact(s.host_time),
-                     s.host_bound, format_time_us_exact(s.collective_time), csv_number(s.switch_link_imbalance));
+                     s.host_bound, format_time_us_exact(s.collective_time), csv_number(s.switch_link_imbalance),
+                     s.rank_images);
   if (const auto* r = v.verification) {
     // Appended columns, so that readers of the plain header keep working.
     out.insert(out.find('\n'), ",verified,verify_dtype,verify_op,verify_coverage,verify_problem");
@@ -202,7 +204,11 @@ std::string render_table(const SimulationView& v) {
       busiest += fmt::format("{}{} {} B", busiest.empty() ? "" : ", ", v.topology.link_label(l), v.result.links[l].bytes);
     row("switch links", fmt::format("busiest {}; max/mean {:.2f}", busiest, *s.switch_link_imbalance));
   }
-  row("events", fmt::format("{}", s.events));
+  if (s.rank_images > 1)
+    row("events", fmt::format("{}  ({} of {} ranks simulated; the rest repeat them by rank symmetry)", s.events,
+                              s.ranks / s.rank_images, s.ranks));
+  else
+    row("events", fmt::format("{}", s.events));
 
   out += fmt::format("\n  {:>5}  {:<12} {:>16} {:>16}\n", "rank", "gpu", "bytes sent", "bytes received");
   const std::size_t nranks = v.result.ranks.size();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -10,6 +11,7 @@
 
 #include "sim/event_queue.hpp"
 #include "sim/pending_counts.hpp"
+#include "sim/rank_fold.hpp"
 #include "topologies/routes.hpp"
 
 namespace collsim::sim {
@@ -86,6 +88,14 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
                                               op.channel, copies.size()));
     return copies[op.channel];
   };
+
+  // One period of ranks standing for all (sim/rank_fold.hpp), where the run is rank-symmetric.
+  std::optional<RankFold> fold;
+  if (options.fold_ranks && !dense && options.op_observer == nullptr && options.observer == nullptr) {
+    fold = plan_rank_fold(stream, topology, rank_to_gpu);
+    if (fold && nops % fold->images != 0) fold.reset();
+  }
+  const std::uint64_t to_run = fold ? nops / fold->images : nops;
 
   Result result;
   result.ranks.resize(header.total_ranks());
@@ -174,7 +184,10 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
 
   std::vector<sched::OpKey> next;
   stream.roots(next);
-  for (sched::OpKey k : next) launch(k, stream.op(k), options.start);
+  for (sched::OpKey k : next) {
+    const sched::StreamOp op = stream.op(k);
+    if (!fold || op.src < fold->period) launch(k, op, options.start);
+  }
 
   std::vector<net::TransferId> finished;
   std::uint64_t done = 0;
@@ -204,13 +217,18 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
       stream.successors(key, next);
       std::reverse(next.begin(), next.end());
       while (!next.empty()) {
-        const sched::OpKey k = next.back();
+        sched::OpKey k = next.back();
         next.pop_back();
         if (dense) {
           if (--pending[k] == 0) launch(k, stream.op(k), ev.time);
           continue;
         }
-        const sched::StreamOp op = stream.op(k);
+        sched::StreamOp op = stream.op(k);
+        if (fold && op.src >= fold->period) {
+          // An op of another period: its image among ranks 0 .. P-1 waits for this edge's image.
+          k = fold->representative(stream, k, op.src);
+          op = stream.op(k);
+        }
         if (op.deps > 1 && !waiting.arrive(k, op.deps)) continue;
         if (!op.join) {
           launch(k, op, ev.time);
@@ -222,13 +240,31 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
       }
     }
   }
-  if (done != nops)
-    throw std::logic_error(fmt::format("engine: {} of {} ops never ran (a dependency cycle?)", nops - done, nops));
+  if (done != to_run)
+    throw std::logic_error(fmt::format("engine: {} of {} ops never ran (a dependency cycle?)", to_run - done, to_run));
   for (const auto& [route, bytes] : route_bytes)
     if (route != nullptr)
       for (topo::LinkId l : route->links) result.links[l].bytes += bytes;
   for (topo::LinkId l = 0; l < result.links.size(); ++l) result.links[l].busy = network.busy_time(l);
   result.peak_ops_held = held;
+  if (fold) {
+    // Every image did what its rank or link of the period did, at the same times.
+    // A rank of the period receives what its ops to ranks past the period delivered there (rank
+    // P - 1 -> P stands for N - 1 -> 0).
+    for (std::size_t r = fold->period; r < result.ranks.size(); ++r) {
+      result.ranks[r % fold->period].sent += result.ranks[r].sent;
+      result.ranks[r % fold->period].received += result.ranks[r].received;
+    }
+    for (std::size_t r = fold->period; r < result.ranks.size(); ++r) result.ranks[r] = result.ranks[r % fold->period];
+    std::vector<LinkTraffic> orbit(result.links.size());
+    for (topo::LinkId l = 0; l < result.links.size(); ++l)
+      if (fold->link_orbit[l] != RankFold::kNoOrbit && (result.links[l].bytes != 0 || result.links[l].busy != Time{0}))
+        orbit[fold->link_orbit[l]] = result.links[l];
+    for (topo::LinkId l = 0; l < result.links.size(); ++l)
+      if (fold->link_orbit[l] != RankFold::kNoOrbit) result.links[l] = orbit[fold->link_orbit[l]];
+    result.peak_ops_held = held * fold->images;
+    result.rank_images = fold->images;
+  }
   return result;
 }
 

@@ -49,6 +49,9 @@ struct Result {
   /// after one has finished. What a run's memory grows with besides N and the links (ring
   /// all-reduce: at most N, one per rank).
   std::uint64_t peak_ops_held = 0;
+  /// How many identical copies of one period of ranks the run stood for (sim/rank_fold.hpp): 1 when
+  /// every rank was simulated, else N / P, and `events` counts the events of ranks 0 .. P-1 only.
+  std::uint32_t rank_images = 1;
   std::vector<RankTraffic> ranks;
   std::vector<LinkTraffic> links;
   std::vector<OpTiming> ops;
@@ -89,6 +92,10 @@ struct RunOptions {
   /// the traffic; every time is the full schedule's, and `events` the folded run's. A channel with
   /// 0 copies, or one past the end, must have no ops (std::invalid_argument).
   std::vector<std::uint32_t> channel_copies;
+  /// Whether a rank-symmetric run on demand may simulate one period of its ranks (sim/rank_fold.hpp:
+  /// the same times, in a fraction of the events); false simulates every rank (the tests' oracle).
+  /// Runs told of each op or transfer (op_observer, observer) are never folded.
+  bool fold_ranks = true;
   /// When not null, read every 4,096 events: once it holds true the run ends with Stopped (a front
   /// end that must stay interruptible, e.g. Python on Ctrl-C, sets it from another thread).
   const std::atomic<bool>* stop = nullptr;

@@ -39,6 +39,7 @@ Summary summarize(const sched::Schedule& schedule, const topo::Topology& topolog
   s.size = schedule.header.size;
   s.steps = schedule.steps;
   s.events = result.events;
+  s.rank_images = result.rank_images;
   set_time(s, result.makespan);
   s.helpers = schedule.header.helpers;
   for (std::size_t r = 0; r < result.ranks.size() && r < s.ranks; ++r)

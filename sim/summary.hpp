@@ -47,6 +47,9 @@ struct Summary {
   std::vector<topo::LinkId> busiest_switch_links;
   std::optional<double> switch_link_imbalance;
   std::uint64_t events = 0;
+  /// How many identical copies of one period of ranks the run stood for (sim::Result::rank_images):
+  /// 1 when every rank was simulated; `events` are the period's.
+  std::uint32_t rank_images = 1;
   /// The algorithm's α-β closed form for this fabric, when it has one (set by the caller, which
   /// knows the algorithms; algorithms/closed_form.hpp).
   std::optional<Time> closed_form;

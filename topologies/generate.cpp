@@ -37,8 +37,17 @@ Topology generate_fabric(Fabric fabric, std::uint32_t gpus, Bandwidth bandwidth,
   }
   std::string description = fmt::format("generated: {} GPUs, {} fabric, {} per direction, {} per link", gpus,
                                         fabric_name(fabric), format_bandwidth(bandwidth), format_time(latency));
-  return Topology(fmt::format("{}-{}gpu", fabric_name(fabric), gpus), std::move(description), std::move(nodes),
-                  std::move(links), "generated fabric");
+  const auto n = static_cast<NodeId>(nodes.size());
+  Topology t(fmt::format("{}-{}gpu", fabric_name(fabric), gpus), std::move(description), std::move(nodes),
+             std::move(links), "generated fabric");
+  // Every fabric here looks the same from each GPU: GPU i -> GPU i + 1 (the switch stays) maps it
+  // onto itself.
+  if (gpus > 1) {
+    std::vector<NodeId> rotation(n);
+    for (NodeId v = 0; v < n; ++v) rotation[v] = v < gpus ? (v + 1) % gpus : v;
+    t.set_rotation(std::move(rotation), 1);
+  }
+  return t;
 }
 
 Topology generate_multi_node(const MultiNodeSpec& spec) {
@@ -73,8 +82,21 @@ Topology generate_multi_node(const MultiNodeSpec& spec) {
     description += fmt::format("; the host switches joined by one network switch, infiniband, {} per direction, {} "
                                "per link", format_bandwidth(spec.net_bandwidth), format_time(spec.net_latency));
   }
-  return Topology(fmt::format("switch-{}gpu-{}node", n, k), std::move(description), std::move(nodes), std::move(links),
-                  "generated fabric");
+  const auto count = static_cast<NodeId>(nodes.size());
+  Topology t(fmt::format("switch-{}gpu-{}node", n, k), std::move(description), std::move(nodes), std::move(links),
+             "generated fabric");
+  // Host h -> host h + 1 (its GPUs and its switch; the network switch stays) maps it onto itself.
+  if (k > 1) {
+    std::vector<NodeId> rotation(count);
+    for (NodeId v = 0; v < count; ++v)
+      rotation[v] = v < n ? (v + per_host) % n : v < first_switch + k ? first_switch + (v - first_switch + 1) % k : v;
+    t.set_rotation(std::move(rotation), per_host);
+  } else if (n > 1) {
+    std::vector<NodeId> rotation(count);
+    for (NodeId v = 0; v < count; ++v) rotation[v] = v < n ? (v + 1) % n : v;
+    t.set_rotation(std::move(rotation), 1);
+  }
+  return t;
 }
 
 }  // namespace collsim::topo

@@ -131,7 +131,43 @@ Topology Topology::with_bandwidth_factors(const PerClass<double>& factor) const 
   copy.p2p_level_ = p2p_level_;
   copy.routing_ = routing_;
   copy.equal_cost_paths_ = equal_cost_paths_;
+  // A link and its image have one type, so one factor: the rotation stays one.
+  copy.rotation_ = rotation_;
   return copy;
+}
+
+void Topology::set_rotation(std::vector<NodeId> node, std::uint32_t gpu_shift) {
+  const auto n = static_cast<NodeId>(nodes_.size());
+  const auto g = static_cast<std::uint32_t>(gpus_.size());
+  const auto fail = [&](const std::string& what) {
+    throw TopologyError(fmt::format("{}: rotation by {} GPUs: {}", name_, gpu_shift, what));
+  };
+  if (node.size() != n || gpu_shift == 0 || gpu_shift >= g) fail("expected one image per node and 0 < shift < GPUs");
+  std::vector<bool> hit(n);
+  for (NodeId v = 0; v < n; ++v) {
+    if (node[v] >= n || hit[node[v]]) fail(fmt::format("node \"{}\" has no image of its own", nodes_[v].id));
+    hit[node[v]] = true;
+    const Node &a = nodes_[v], &b = nodes_[node[v]];
+    const HostSummary &ha = host_summary(v), &hb = host_summary(node[v]);
+    if (a.type != b.type || a.model != b.model || a.reduce_bandwidth != b.reduce_bandwidth || a.nvls != b.nvls ||
+        a.sharp != b.sharp || a.p2p != b.p2p || a.vendor != b.vendor || ha.gpus != hb.gpus || ha.cpu_vendor != hb.cpu_vendor)
+      fail(fmt::format("node \"{}\" and its image \"{}\" differ", a.id, b.id));
+  }
+  for (std::uint32_t i = 0; i < g; ++i)
+    if (node[gpus_[i]] != gpus_[(i + gpu_shift) % g]) fail(fmt::format("GPU \"{}\" does not go {} GPUs on", nodes_[gpus_[i]].id, gpu_shift));
+  std::unordered_map<std::uint64_t, LinkId> by_ends;
+  for (LinkId l = 0; l < links_.size(); ++l) by_ends.emplace((std::uint64_t{links_[l].from} << 32) | links_[l].to, l);
+  std::vector<LinkId> link(links_.size());
+  for (LinkId l = 0; l < links_.size(); ++l) {
+    const Link& a = links_[l];
+    const auto it = by_ends.find((std::uint64_t{node[a.from]} << 32) | node[a.to]);
+    if (it == by_ends.end()) fail(fmt::format("link {} has no image", link_label(l)));
+    const Link& b = links_[it->second];
+    if (a.type != b.type || a.bandwidth != b.bandwidth || a.latency != b.latency || a.duplex != b.duplex)
+      fail(fmt::format("link {} and its image {} differ", link_label(l), link_label(it->second)));
+    link[l] = it->second;
+  }
+  rotation_ = Rotation{std::move(node), std::move(link), gpu_shift};
 }
 
 Topology Topology::copy() const {

@@ -164,6 +164,22 @@ class Topology {
   /// take different paths.
   [[nodiscard]] bool has_equal_cost_paths() const;
 
+  /// A rotation of the topology onto itself (a graph automorphism that a generator knows): node v
+  /// goes to node[v], directed link l to link[l], and GPU gpus()[i] to gpus()[(i + gpu_shift) mod
+  /// G], every node keeping its type, model and attributes and its host's summary, every link its
+  /// type, bandwidth, latency and duplex. What lets a run of a rank-symmetric schedule simulate one
+  /// period of ranks (sim/rank_fold.hpp).
+  struct Rotation {
+    std::vector<NodeId> node;
+    std::vector<LinkId> link;
+    std::uint32_t gpu_shift = 0;
+  };
+  /// The rotation set_rotation() recorded, or null.
+  [[nodiscard]] const Rotation* rotation() const noexcept { return rotation_ ? &*rotation_ : nullptr; }
+  /// Records `node` (a permutation of the nodes) as a rotation by `gpu_shift` GPUs (0 < gpu_shift <
+  /// G); throws TopologyError, naming the first node or link that does not map, when it is not one.
+  void set_rotation(std::vector<NodeId> node, std::uint32_t gpu_shift);
+
   /// A copy whose links carry `factor(link)` times their bandwidth (at least 1 bit/s, at most the
   /// line rate: factors are efficiencies in (0, 1]), with the same nodes, link ids, latencies and
   /// routes: what a protocol's efficiency leaves of each link.
@@ -210,6 +226,7 @@ class Topology {
   std::optional<P2pLevel> p2p_level_;
   Routing routing_ = Routing::Ecmp;
   mutable std::optional<bool> equal_cost_paths_;  // has_equal_cost_paths(), found on first use
+  std::optional<Rotation> rotation_;
 };
 
 }  // namespace collsim::topo

@@ -64,6 +64,14 @@ class OpStream {
   [[nodiscard]] virtual StreamOp op(OpKey key) const = 0;
   /// Appends the ops that wait for op `key`, each once.
   virtual void successors(OpKey key, std::vector<OpKey>& out) const = 0;
+  /// Rank symmetry: p > 0 (dividing N) when moving every rank on by p maps the stream onto itself:
+  /// op shift(k, 1) is op k with src and dst moved on by p (mod N) and the same bytes, channel,
+  /// deps, reduce and join, and its successors are op k's, shifted. 0 (the default): none known.
+  /// What lets a run simulate one period of ranks on a topology that rotates alike (sim/rank_fold.hpp).
+  [[nodiscard]] virtual Rank rank_period() const { return 0; }
+  /// The key of op `key` with every rank moved on by `times` periods (mod N); only called when
+  /// rank_period() > 0.
+  [[nodiscard]] virtual OpKey shift(OpKey key, Rank /*times*/) const { return key; }
 };
 
 /// A materialised Schedule seen as a stream: keys are op ids, successors the reversed dependency

@@ -78,14 +78,15 @@ def test_import_works_without_pandas():
 
 
 def test_ctrl_c_stops_a_long_sweep():
-    # One row of ring all-reduce on 16,384 GPUs: minutes of work. A real SIGINT a second in stops the
+    # One row of ring all-reduce on 16,384 GPUs: minutes of work (1000MB: chunks of two sizes, so it
+    # is not folded by rank symmetry as 1G would be). A real SIGINT a second in stops the
     # running row within a few thousand events (run_jobs tells it to) and raises KeyboardInterrupt;
     # without that the row would run to its end and sweep() would return a DataFrame.
     timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
-            collsim.sweep(gpus=[16384], fabric="switch", sizes=["1G"])
+            collsim.sweep(gpus=[16384], fabric="switch", sizes=["1000MB"])
     finally:
         timer.cancel()
 

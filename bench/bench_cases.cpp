@@ -73,13 +73,14 @@ Work run_queue_ties(std::size_t pending, std::uint64_t events) {
 }
 
 Work run_allreduce(std::string_view algorithm, topo::Fabric fabric, std::uint32_t ranks, Bytes size,
-                   Bandwidth bandwidth, Time latency) {
+                   Bandwidth bandwidth, Time latency, bool fold_ranks) {
   const auto registry = algo::builtin_registry();
   const algo::AlgorithmInfo& info = registry.find(sched::Collective::AllReduce, algorithm);
   const topo::Topology topology = topo::generate_fabric(fabric, ranks, bandwidth, latency);
   // The path of `collsim simulate --gpus N --fabric F --size S --algorithm A`: the same op budget
   // (--max-ops), and ops on demand where the algorithm has a stream.
-  const run::Plan plan = run::build_plan(info, topology, ranks, {}, size, 4, {}, run::Ops::OnDemand);
+  run::Plan plan = run::build_plan(info, topology, ranks, {}, size, 4, {}, run::Ops::OnDemand);
+  plan.fold_ranks = fold_ranks;
   const run::Simulated run = run::simulate_plan(plan, topology, "flow");
   return Work{run.result.events, plan.stream ? plan.stream->op_count() : plan.schedule.ops.size(),
               run.result.makespan};
@@ -100,9 +101,10 @@ Work run_direct_channels(std::uint32_t ranks, std::uint32_t channels) {
               run.result.makespan};
 }
 
-Work run_text(const run::SimulateText& text) {
+Work run_text(const run::SimulateText& text, bool fold_ranks) {
   const run::SimulationRequest request = run::simulation_request(text);
-  const run::Prepared prepared = run::prepare(request, run::builtin_algorithms());
+  run::Prepared prepared = run::prepare(request, run::builtin_algorithms());
+  prepared.plan.fold_ranks = fold_ranks;
   const run::Outcome outcome = run::run_prepared(prepared, request);
   const run::Plan& plan = prepared.plan;
   return Work{outcome.run.result.events, plan.stream ? plan.stream->op_count() : plan.schedule.ops.size(),
@@ -173,7 +175,13 @@ std::vector<Case> suite(const SuiteOptions& o) {
     for (const topo::Fabric fabric : fabrics)
       for (const std::uint32_t n : o.ranks)
         cases.push_back({fmt::format("allreduce/{}/{}/{}", algorithm, topo::fabric_name(fabric), n), n, false,
-                         [=] { return run_allreduce(algorithm, fabric, n, o.size, o.bandwidth, o.latency); }});
+                         [=] { return run_allreduce(algorithm, fabric, n, o.size, o.bandwidth, o.latency, true); }});
+  // The same ring runs with every rank simulated (no rank symmetry fold, sim/rank_fold.hpp): the
+  // engine's own cost per transfer.
+  for (const topo::Fabric fabric : fabrics)
+    for (const std::uint32_t n : o.ranks)
+      cases.push_back({fmt::format("whole/allreduce/ring/{}/{}", topo::fabric_name(fabric), n), n, false,
+                       [=] { return run_allreduce("ring", fabric, n, o.size, o.bandwidth, o.latency, false); }});
   // Issue 14: direct all-reduce of 1 MiB on 24 channels through one switch; 58 GPUs took over a
   // minute when every start re-solved the whole component (bench/PROFILE.md 3.10).
   cases.push_back({"allreduce/direct/switch-24ch/58", 58, false, [] { return run_direct_channels(58, 24); }});
@@ -184,18 +192,22 @@ std::vector<Case> suite(const SuiteOptions& o) {
     for (const std::uint32_t n : o.ranks)
       if (n >= 16 && n % 8 == 0)
         cases.push_back({fmt::format("allreduce/{}/switch-nodes/{}", algorithm, n), n, false,
-                         [=] { return run_text(switch_nodes(algorithm, n, o)); }});
+                         [=] { return run_text(switch_nodes(algorithm, n, o), true); }});
+  for (const std::uint32_t n : o.ranks)
+    if (n >= 16 && n % 8 == 0)
+      cases.push_back({fmt::format("whole/allreduce/ring/switch-nodes/{}", n), n, false,
+                       [=] { return run_text(switch_nodes("ring", n, o), false); }});
   for (const std::uint32_t n : o.ranks)
     if (n >= 16 && n % 8 == 0) {
       cases.push_back({fmt::format("cluster/ring/dgx-h100-rail/{}", n), n, false, [=] {
                          run::SimulateText t = dgx_cluster("rail", n, o.size);
                          t.model.channels = "1";
-                         return run_text(t);
+                         return run_text(t, true);
                        }});
       cases.push_back({fmt::format("cluster/nccl/dgx-h100-rail/{}", n), n, false, [=] {
                          run::SimulateText t = dgx_cluster("rail", n, o.size);
                          t.algorithm = "nccl";
-                         return run_text(t);
+                         return run_text(t, true);
                        }});
     }
   cases.push_back({"alltoall/direct/dgx-h100-fat-tree-2to1/256", 256, false, [o] {
@@ -203,7 +215,7 @@ std::vector<Case> suite(const SuiteOptions& o) {
                      t.topology.oversubscription = "2";
                      t.collective = "alltoall";
                      t.algorithm = "direct";
-                     return run_text(t);
+                     return run_text(t, true);
                    }});
   // Issue 7's sweep: 7 rank counts x every all-reduce algorithm x 31 sizes (8 B .. 8 GiB) > 1,000 points.
   cases.push_back({"sweep/dgx-a100", 0, true, [] {

@@ -53,14 +53,16 @@ Work run_queue_ties(std::size_t pending, std::uint64_t events);
 /// simulate --gpus N --fabric F` runs it (run/plan.hpp: the max_ops budget, float32
 /// elements, ops on demand where the algorithm has a stream, else a materialised schedule).
 /// Throws what the builders and the engine throw (std::length_error when the schedule is too
-/// large to materialise).
+/// large to materialise). With `fold_ranks` false every rank is simulated even where the run is
+/// rank-symmetric (run::Plan::fold_ranks), as the CLI never does.
 Work run_allreduce(std::string_view algorithm, topo::Fabric fabric, std::uint32_t ranks, Bytes size,
-                   Bandwidth bandwidth, Time latency);
+                   Bandwidth bandwidth, Time latency, bool fold_ranks);
 
 /// One simulation as `collsim simulate` runs it from its flags (`text`, run/text_request.hpp):
 /// the topology (bundled, generated or a cluster), NCCL's choice where the algorithm is "nccl",
-/// the protocol and channels the plan picks. Throws what the request and the run throw.
-Work run_text(const run::SimulateText& text);
+/// the protocol and channels the plan picks; `fold_ranks` as for run_allreduce. Throws what the
+/// request and the run throw.
+Work run_text(const run::SimulateText& text, bool fold_ranks);
 
 /// Runs every row of `request` on `threads` threads by the path of `collsim sweep` (run/sweep.hpp),
 /// the rows kept in memory. Throws what plan_sweep and the rows throw.

@@ -36,7 +36,7 @@ void BM_AllReduce(benchmark::State& state, const char* algorithm, Fabric fabric)
   const auto ranks = static_cast<std::uint32_t>(state.range(0));
   const collsim::bench::SuiteOptions o;
   std::uint64_t events = 0;
-  for (auto _ : state) events += run_allreduce(algorithm, fabric, ranks, o.size, o.bandwidth, o.latency).events;
+  for (auto _ : state) events += run_allreduce(algorithm, fabric, ranks, o.size, o.bandwidth, o.latency, true).events;
   state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
 }
 BENCHMARK_CAPTURE(BM_AllReduce, ring_switch, "ring", Fabric::Switch)->RangeMultiplier(8)->Range(8, 512)->Unit(benchmark::kMillisecond);

@@ -396,6 +396,7 @@ Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::s
   run_options.observer = observer;
   run_options.paths = plan.paths;
   run_options.channel_copies = plan.channel_copies;
+  run_options.fold_ranks = plan.fold_ranks;
   run_options.stop = stop;
   run_options.op_observer = op_observer;
   const sim::OpCostModel op_costs(topology, plan.rank_to_node, fidelity.costs);

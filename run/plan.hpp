@@ -37,6 +37,9 @@ struct Plan {
   std::vector<std::uint32_t> channel_copies{};
   /// The ops generated on demand (issue 7 point 2), or null when `schedule` holds them.
   std::unique_ptr<sched::OpStream> stream{};
+  /// Whether a rank-symmetric run of `stream` may simulate one period of ranks (sim::RunOptions::
+  /// fold_ranks); the benchmarks turn it off to time the engine on every rank.
+  bool fold_ranks = true;
   /// The built-in algorithm's closed form (algo::AlgorithmInfo::closed_form_time), null for a
   /// schedule file or an algorithm without one.
   std::optional<Time> (*closed_form)(const algo::Request&, const algo::AlphaBeta&) = nullptr;

@@ -24,9 +24,7 @@ std::uint64_t quiet_token(std::uint32_t slot, std::uint32_t version) { return en
 
 FlowModel::FlowModel(const topo::Topology& topology)
     : topology_(topology),
-      resource_(topology.resource_count()),
-      link_use_(topology.links().size()),
-      busy_(topology.links().size(), Time{0}) {}
+      resource_(std::max<std::size_t>(topology.resource_count(), topology.links().size())) {}
 
 std::uint32_t FlowModel::connection_of(const topo::Route& route, std::uint16_t channel) {
   // The last connection asked for on this route, found by the route's number without hashing
@@ -128,7 +126,7 @@ FlowModel::Slot FlowModel::begin(Time now, TransferId id, const topo::Route& rou
   // share ends now if it is done, else it is projected again with the newcomer.
   for (auto r : route.resources) {
     const auto& classes = resource_[r].classes;
-    if (classes.size() == 1 && groups_[classes[0]].quiet != kNone) settle_quiet(now, groups_[classes[0]].quiet);
+    if (classes.size() == 1 && groups_[classes.front()].quiet != kNone) settle_quiet(now, groups_[classes.front()].quiet);
   }
   Slot slot = free_;
   if (slot != kNone) {
@@ -170,7 +168,7 @@ FlowModel::Slot FlowModel::begin(Time now, TransferId id, const topo::Route& rou
     // A link is busy while a class on it has a flow: counted per class, so a flow that joins a
     // busy class (channels, pipelined chunks of one route) touches no link.
     for (topo::LinkId l : route.links)
-      if (link_use_[l].classes++ == 0) link_use_[l].since = now;
+      if (resource_[l].link_classes++ == 0) resource_[l].since = now;
   }
   // Kept in transfer id order (mostly an append: transfers start roughly in id order), so the
   // class's new ends come out sorted for sort_wakes.
@@ -211,12 +209,8 @@ void FlowModel::leave(Time now, Slot slot) {
   if (g.flows.empty()) {
     // g.rate stays: a class that empties and fills again has only new flows, all set anyway.
     for (topo::LinkId l : f.route->links)
-      if (--link_use_[l].classes == 0) busy_[l] += now - link_use_[l].since;
-    for (auto r : f.route->resources) {
-      auto& v = resource_[r].classes;
-      *std::find(v.begin(), v.end(), f.group) = v.back();
-      v.pop_back();
-    }
+      if (--resource_[l].link_classes == 0) resource_[l].busy += now - resource_[l].since;
+    for (auto r : f.route->resources) resource_[r].classes.erase(f.group);
   }
 }
 

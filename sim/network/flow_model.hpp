@@ -66,6 +66,7 @@
 // `now`, and in the order of ends due at one picosecond (PROFILE 3.10 lists what moved).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -89,7 +90,7 @@ class FlowModel final : public NetworkModel {
   /// ends that moved and gives the queue their wake-ups, merged with the arrivals logged since.
   void flush(WakeQueue& queue) override;
   /// Time the link carried at least one transmitting transfer.
-  [[nodiscard]] Time busy_time(topo::LinkId id) const override { return busy_.at(id); }
+  [[nodiscard]] Time busy_time(topo::LinkId id) const override { return resource_.at(id).busy; }
   /// Solves every flush's changes with the max-min solver even when a changed flow shares no
   /// resource or no class changed its size, and treats an end alone on its links like any other
   /// (the shortcuts off): for the tests that both give identical times.
@@ -214,20 +215,54 @@ class FlowModel final : public NetworkModel {
   /// What the model keeps per resource, in one place: a flush walks each changed resource several
   /// times (touch, collect, solve), and one cache line per resource instead of five arrays keeps
   /// that walk's cost low on routes of many hops (issue 18, item 4).
+  /// The classes on a resource, in the order a vector with swap-removal keeps them; one class (a
+  /// dedicated link's usual load) is held in place, so reading it follows no pointer.
+  class ClassList {
+   public:
+    [[nodiscard]] std::uint32_t size() const noexcept { return count_; }
+    [[nodiscard]] bool empty() const noexcept { return count_ == 0; }
+    [[nodiscard]] std::uint32_t front() const noexcept { return count_ == 1 ? first_ : many_.front(); }
+    [[nodiscard]] const std::uint32_t* begin() const noexcept { return count_ <= 1 ? &first_ : many_.data(); }
+    [[nodiscard]] const std::uint32_t* end() const noexcept { return begin() + count_; }
+    void push_back(std::uint32_t c) {
+      if (count_ == 1) {
+        many_.clear();
+        many_.push_back(first_);
+      }
+      if (count_ == 0) first_ = c;
+      else many_.push_back(c);
+      ++count_;
+    }
+    /// Removes `c`, which it holds, moving the last class into its place.
+    void erase(std::uint32_t c) {
+      if (count_ == 1) {
+        count_ = 0;
+        return;
+      }
+      *std::find(many_.begin(), many_.end(), c) = many_.back();
+      many_.pop_back();
+      if (--count_ == 1) first_ = many_.front();
+    }
+
+   private:
+    std::uint32_t count_ = 0;
+    std::uint32_t first_ = 0;             // the class, while there is one
+    std::vector<std::uint32_t> many_;     // all of them, while there are two or more
+  };
+  /// Per resource, and per directed link by the same index (a resource is numbered by one of its
+  /// links, and a full-duplex link is its own resource): a flow's start and end touch one entry per
+  /// link of its route, not one in each of several arrays.
   struct ResourceState {
-    std::vector<std::uint32_t> classes;  // groups with transmitting flows
+    ClassList classes;                   // groups with transmitting flows
+    std::uint32_t link_classes = 0;      // as a link: classes with transmitting flows that cross it
+    bool changed = false;                // in changed_
+    Time since{0};                       // as a link, while link_classes > 0: when it became busy
+    Time busy{0};                        // as a link: time it carried at least one transmitting flow
     std::uint32_t seen = 0;              // stamp_ if collect() reached it
     std::uint32_t resized = 0;           // stamp_ if a class on it changed its size
     std::uint32_t solver_index = 0;      // its index in solver_, during solve()
-    bool changed = false;                // in changed_
   };
-  std::vector<ResourceState> resource_;  // by resource
-  struct LinkUse {
-    std::uint32_t classes = 0;  // classes (groups_) with transmitting flows that cross the link
-    Time since{0};              // while classes > 0: when the link became busy
-  };
-  std::vector<LinkUse> link_use_;                   // by directed link
-  std::vector<Time> busy_;                          // by directed link
+  std::vector<ResourceState> resource_;  // by resource, and by directed link
   std::unordered_map<std::uint64_t, std::uint32_t> connection_index_;  // (route, channel) -> connections_
   std::vector<Connection> connections_;
   /// By Route::index: the connection connection_of() last gave for that route (connection_of()).

@@ -1,5 +1,7 @@
 #include "run/plan.hpp"
 
+#include "sim/rank_fold.hpp"
+
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -355,11 +357,14 @@ void apply_slicing(Plan& plan, const topo::Topology& topology) {
   plan.schedule = sched::slice_schedule(plan.schedule, f.slice);
 }
 
-void long_run_notice(const Plan& plan, std::ostream& err) {
+void long_run_notice(const Plan& plan, const topo::Topology& topology, std::ostream& err) {
   constexpr std::uint64_t kLong = 1'000'000'000;
   // docs/performance.md: ring all-reduce on 16,384 GPUs, 537 M transfers, in about 2 minutes.
   constexpr std::uint64_t kPerMinute = 5'000'000 * 60;
-  const std::uint64_t transfers = plan.stream ? plan.stream->op_count() : op_count(plan.schedule, plan.channel_copies);
+  std::uint64_t transfers = plan.stream ? plan.stream->op_count() : op_count(plan.schedule, plan.channel_copies);
+  if (transfers < kLong) return;
+  if (plan.stream && plan.fold_ranks)
+    if (const auto fold = sim::plan_rank_fold(*plan.stream, topology, plan.rank_to_node)) transfers /= fold->images;
   if (transfers < kLong) return;
   err << fmt::format(
       "collsim: note: simulating {:.3g} transfers takes about {} minutes or more at 5 million a second; "

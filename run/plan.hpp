@@ -105,10 +105,11 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
                 Ops ops = Ops::Materialised,
                 topo::PathTable* paths = nullptr);
 
-/// Writes a one-line note to `err` when `plan` has a billion transfers or more: such a run takes
-/// minutes (about 5 million transfers a second for a ring, docs/performance.md) and prints nothing
-/// until it ends, so a user who asked for 100,000 GPUs is not left waiting in silence.
-void long_run_notice(const Plan& plan, std::ostream& err);
+/// Writes a one-line note to `err` when `plan` has a billion transfers or more to simulate on
+/// `topology` (those of one period of ranks where the run folds by rank symmetry, sim/rank_fold.hpp):
+/// such a run takes minutes (about 5 million transfers a second for a ring, docs/performance.md)
+/// and prints nothing until it ends, so a user who asked for 100,000 GPUs is not left waiting in silence.
+void long_run_notice(const Plan& plan, const topo::Topology& topology, std::ostream& err);
 
 /// Checks that `name` is a network model (net::network_model_names()); throws RequestError
 /// (Field::Network) listing the valid models otherwise.

@@ -142,7 +142,7 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
     return kExitOk;
   }
 
-  run::long_run_notice(plan, err);
+  run::long_run_notice(plan, prepared.topology, err);
   reports::TraceRecorder recorder;
   const run::Outcome outcome = run::run_prepared(prepared, request, o.trace.empty() ? nullptr : &recorder);
   const std::optional<validation::ReplayReport>& check = outcome.check;

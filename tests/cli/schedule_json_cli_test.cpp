@@ -14,6 +14,7 @@
 #include "sim/schedule/json_io.hpp"
 #include "tests/cli/cli_harness.hpp"
 #include "run/plan.hpp"
+#include "topologies/generate.hpp"
 
 // One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
 // helpers would otherwise meet the other files'.
@@ -271,20 +272,31 @@ TEST_CASE("a timeline (--trace) too large for memory is refused instead of meeti
 TEST_CASE("a run of a billion transfers or more says first how long it will take", "[cli][schedule]") {
   // Ring all-reduce has 2(N-1)·N transfers: 19,999,800,000 at N = 100,000 (over an hour at the
   // docs/performance.md's 5 million a second), 536,838,144 at N = 16,384 (its 2-minute run: no note).
-  const auto plan_of = [](collsim::sched::Rank n) {
+  // On a switch with chunks of one size the run folds to one rank by symmetry (sim/rank_fold.hpp):
+  // 2(N-1) transfers, no note either.
+  const auto bw = collsim::Bandwidth{400'000'000'000};
+  const auto plan_of = [](collsim::sched::Rank n, collsim::Bytes size, const collsim::topo::Topology& t, bool fold) {
     collsim::algo::Request request;
     request.nranks = n;
-    request.size = collsim::Bytes{1} << 20;
+    request.size = size;
     collsim::run::Plan plan;
     plan.stream = collsim::algo::make_ring_stream(request, collsim::sched::Collective::AllReduce);
+    plan.rank_to_node.assign(t.gpus().begin(), t.gpus().begin() + n);
+    plan.fold_ranks = fold;
     return plan;
   };
-  std::ostringstream big, small;
-  collsim::run::long_run_notice(plan_of(100'000), big);
-  collsim::run::long_run_notice(plan_of(16'384), small);
-  CHECK(big.str() ==
-        "collsim: note: simulating 2e+10 transfers takes about 66 minutes or more at 5 million a second; "
-        "`collsim algorithms` gives each algorithm's closed form at once\n");
+  const auto t100k = collsim::topo::generate_fabric(collsim::topo::Fabric::Switch, 100'000, bw, collsim::Time{1'000'000});
+  const auto t16k = collsim::topo::generate_fabric(collsim::topo::Fabric::Switch, 16'384, bw, collsim::Time{1'000'000});
+  std::ostringstream whole, uneven, folded, small;
+  collsim::run::long_run_notice(plan_of(100'000, 400'000'000, t100k, false), t100k, whole);
+  collsim::run::long_run_notice(plan_of(100'000, collsim::Bytes{1} << 20, t100k, true), t100k, uneven);
+  collsim::run::long_run_notice(plan_of(100'000, 400'000'000, t100k, true), t100k, folded);
+  collsim::run::long_run_notice(plan_of(16'384, collsim::Bytes{1} << 20, t16k, false), t16k, small);
+  const std::string note = "collsim: note: simulating 2e+10 transfers takes about 66 minutes or more at 5 million a second; "
+                           "`collsim algorithms` gives each algorithm's closed form at once\n";
+  CHECK(whole.str() == note);
+  CHECK(uneven.str() == note);  // 1 MiB over 100,000 ranks: chunks of two sizes, no symmetry
+  CHECK(folded.str().empty());
   CHECK(small.str().empty());
 }
 }  // namespace schedule_json_cli_test

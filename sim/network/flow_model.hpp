@@ -73,6 +73,7 @@
 
 #include "sim/network/maxmin.hpp"
 #include "sim/network/network_model.hpp"
+#include "sim/network/one_inline.hpp"
 
 namespace collsim::net {
 
@@ -149,9 +150,9 @@ class FlowModel final : public NetworkModel {
   /// slowed (inexact) flows all run at `rate` since `updated`, the last flush that reached it.
   struct Group {
     const topo::Route* route = nullptr;
-    std::vector<Slot> flows;         // by transfer id
+    OneInline<Slot> flows;           // by transfer id
     std::uint32_t size = 0;          // the class's multiplicity: its flows' copies, summed
-    std::vector<double> bits_left;   // by position in flows: bits still to send at `updated` (slowed flows only)
+    OneInline<double> bits_left;     // by position in flows: bits still to send at `updated` (slowed flows only)
     double rate = -1;                // bits/s, given by the last solve that saw it (-1: none yet)
     Time updated{0};
     std::uint64_t changed_at = 0;    // the flush (epoch_) whose solve last changed `rate`

@@ -123,7 +123,7 @@ void FlowModel::touch(std::uint32_t group) {
 FlowModel::Slot FlowModel::begin(Time now, TransferId id, const topo::Route& route, std::uint32_t connection,
                                  Bytes bytes, std::uint32_t copies, Time after) {
   // A quiet flow is alone on its resources (its class is their only one): one this flow will
-  // share ends now if it is done, else it is projected again with the newcomer.
+  // share is ended now if it is done, else it becomes an ordinary flow (settle_quiet).
   for (auto r : route.resources) {
     const auto& classes = resource_[r].classes;
     if (classes.size() == 1 && groups_[classes.front()].quiet != kNone) settle_quiet(now, groups_[classes.front()].quiet);

@@ -28,6 +28,9 @@ std::optional<RankFold> plan_rank_fold(const sched::OpStream& stream, const topo
   fold.period = static_cast<sched::Rank>(period);
   fold.images = static_cast<sched::Rank>(n / period);
   fold.units = static_cast<sched::Rank>(period / p);
+  // The walk below holds every op of one period: past 2^20 of them (two hosts of 8192 GPUs: 2^28)
+  // its memory would dwarf the run's own O(N + ops in flight), so such a run is not folded.
+  if (stream.op_count() / fold.images > (std::uint64_t{1} << 20)) return std::nullopt;
   const std::uint32_t steps = fold.period / s;  // rotations by s GPUs per period
   const auto node_image = [&](topo::NodeId v) {
     for (std::uint32_t i = 0; i < steps; ++i) v = rotation->node[v];

@@ -40,7 +40,7 @@ struct RankFold {
 /// moves rank r's GPU to rank r + s's; P = lcm(p, s) divides N with N / P > 1; and every route the
 /// ranks 0 .. P-1 send on, found by walking their ops, is carried by each rotation to the route
 /// between the rotated GPUs (same links, same channel), and crosses no capacity that a rotation of
-/// any of them crosses too. Cost: the walk over one period's ops, N / s route lookups per route of
+/// any of them crosses too; and one period holds at most 2^20 ops (the walk's memory). Cost: the walk over one period's ops, N / s route lookups per route of
 /// the period and O(links) for the orbits.
 std::optional<RankFold> plan_rank_fold(const sched::OpStream& stream, const topo::Topology& topology,
                                        std::span<const topo::NodeId> rank_to_gpu);

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include <fmt/format.h>
+
 #include "algorithms/ring_stream.hpp"
 #include "sim/engine.hpp"
 #include "sim/network/flow_model.hpp"
@@ -136,28 +138,24 @@ TEST_CASE("rank fold: runs that are not rank-symmetric are simulated whole", "[e
     // g0, g1 on s0 and g2, g3 on s1; s0 -- s1 half duplex. Moving two GPUs on (s0 <-> s1) maps the
     // topology onto itself, but ring flows 1 -> 2 and 3 -> 0 cross s0 -- s1 in opposite directions
     // and share its one capacity: folding them apart would lose that.
-    auto two = topo::parse_topology_json(R"({"nodes":[{"id":"g0","type":"gpu"},{"id":"g1","type":"gpu"},
-      {"id":"g2","type":"gpu"},{"id":"g3","type":"gpu"},{"id":"s0","type":"switch"},{"id":"s1","type":"switch"}],
-      "links":[{"from":"g0","to":"s0","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"},
-      {"from":"g1","to":"s0","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"},
-      {"from":"g2","to":"s1","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"},
-      {"from":"g3","to":"s1","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"},
-      {"from":"s0","to":"s1","type":"infiniband","bandwidth":"25GB/s","latency":"2us","duplex":"half"}]})",
-                                         "two.json", "two");
-    two.set_rotation({2, 3, 0, 1, 5, 4}, 2);
+    const auto hosts = [](const char* duplex, const char* name) {
+      auto made = topo::parse_topology_json(fmt::format(R"({{"nodes":[{{"id":"g0","type":"gpu"}},{{"id":"g1","type":"gpu"}},
+        {{"id":"g2","type":"gpu"}},{{"id":"g3","type":"gpu"}},{{"id":"s0","type":"switch"}},{{"id":"s1","type":"switch"}}],
+        "links":[{{"from":"g0","to":"s0","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"}},
+        {{"from":"g1","to":"s0","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"}},
+        {{"from":"g2","to":"s1","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"}},
+        {{"from":"g3","to":"s1","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"}},
+        {{"from":"s0","to":"s1","type":"infiniband","bandwidth":"25GB/s","latency":"2us","duplex":"{}"}}]}})", duplex),
+                                         name, name);
+      made.set_rotation({2, 3, 0, 1, 5, 4}, 2);
+      return made;
+    };
+    const auto two = hosts("half", "two.json");
     const auto stream = ring(sched::Collective::AllReduce, 4, 4 << 20);
     const auto r = run_both(*stream, two);
     CHECK(r.folded.rank_images == 1);
     // The same with a full-duplex link folds to one host (P = 2).
-    auto full = topo::parse_topology_json(R"({"nodes":[{"id":"g0","type":"gpu"},{"id":"g1","type":"gpu"},
-      {"id":"g2","type":"gpu"},{"id":"g3","type":"gpu"},{"id":"s0","type":"switch"},{"id":"s1","type":"switch"}],
-      "links":[{"from":"g0","to":"s0","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"},
-      {"from":"g1","to":"s0","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"},
-      {"from":"g2","to":"s1","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"},
-      {"from":"g3","to":"s1","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"},
-      {"from":"s0","to":"s1","type":"infiniband","bandwidth":"25GB/s","latency":"2us"}]})",
-                                          "full.json", "full");
-    full.set_rotation({2, 3, 0, 1, 5, 4}, 2);
+    const auto full = hosts("full", "full.json");
     CHECK(run_both(*stream, full).folded.rank_images == 2);
   }
 }

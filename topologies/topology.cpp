@@ -1,5 +1,7 @@
 #include "topologies/topology.hpp"
 
+#include "topologies/reachability.hpp"
+
 #include "sim/units/saturate.hpp"
 
 #include <algorithm>
@@ -110,6 +112,13 @@ Topology::Topology(std::string name, std::string description, std::vector<Node> 
       throw TopologyError(fmt::format("{}: /links: GPU \"{}\" cannot reach GPU \"{}\": no path of links joins them",
                                       where, nodes_[gpu].id, nodes_[gpus_.front()].id));
   }
+  // Connected is not enough: routes pass a GPU only where they enter it over NVLink, so two GPUs
+  // joined only through a third GPU's PCIe link have no route (and a run would stop at the pair).
+  if (const auto pair = unroutable_gpu_pair(nodes_, links_))
+    throw TopologyError(fmt::format(
+        "{}: /links: GPU \"{}\" cannot reach GPU \"{}\": every path of links between them passes another GPU "
+        "that it enters over a non-NVLink link, and a route passes a GPU only over NVLink (as NCCL's do)",
+        where, nodes_[pair->first].id, nodes_[pair->second].id));
 }
 
 Topology Topology::with_bandwidth_factors(const PerClass<double>& factor) const {

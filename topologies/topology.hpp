@@ -121,7 +121,8 @@ class TopologyError : public std::runtime_error {
 class Topology {
  public:
   /// Validates and builds. Throws TopologyError (no GPU, node id out of range, a link from a node
-  /// to itself, two links between the same nodes, GPUs that cannot reach each other). `where`
+  /// to itself, two links between the same nodes, GPUs that cannot reach each other, GPUs with no
+  /// route between them: topologies/reachability.hpp). `where`
   /// prefixes error messages (a file name).
   Topology(std::string name, std::string description, std::vector<Node> nodes, std::vector<LinkSpec> links,
            std::string_view where = "topology");

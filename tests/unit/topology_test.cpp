@@ -194,6 +194,24 @@ TEST_CASE("loader errors name the file, the JSON path and what was found", "[top
                 "/links", "\"c\" cannot reach GPU \"a\"");
     check_error(doc(kTwoGpus, "[]"), "/links", "\"b\" cannot reach GPU \"a\"");
   }
+  SECTION("GPUs joined only through another GPU's PCIe link") {
+    // Hand-derived: a-b and b-c are PCIe, so a route from a to c would enter b over PCIe, which
+    // Topology::shortest_route never takes (NCCL passes a GPU only over NVLink). The fuzzer's
+    // case: a second node's GPU with only its NVSwitch link, the NIC link moved to another GPU.
+    check_error(doc(R"([{"id": "a", "type": "gpu"}, {"id": "b", "type": "gpu"}, {"id": "c", "type": "gpu"}])",
+                    R"([{"from": "a", "to": "b", "type": "pcie", "bandwidth": "25GB/s", "latency": "1us"},
+                        {"from": "b", "to": "c", "type": "pcie", "bandwidth": "25GB/s", "latency": "1us"}])"),
+                "/links", "GPU \"a\" cannot reach GPU \"c\": every path of links between them passes another GPU");
+    // One PCIe link in the chain is enough: c to a enters b over it.
+    check_error(doc(R"([{"id": "a", "type": "gpu"}, {"id": "b", "type": "gpu"}, {"id": "c", "type": "gpu"}])",
+                    R"([{"from": "a", "to": "b", "type": "nvlink", "bandwidth": "25GB/s", "latency": "1us"},
+                        {"from": "b", "to": "c", "type": "pcie", "bandwidth": "25GB/s", "latency": "1us"}])"),
+                "/links", "GPU \"c\" cannot reach GPU \"a\"");
+    // Over NVLink the same chain routes: b passes the data on.
+    CHECK_NOTHROW(parse(doc(R"([{"id": "a", "type": "gpu"}, {"id": "b", "type": "gpu"}, {"id": "c", "type": "gpu"}])",
+                            R"([{"from": "a", "to": "b", "type": "nvlink", "bandwidth": "25GB/s", "latency": "1us"},
+                                {"from": "b", "to": "c", "type": "nvlink", "bandwidth": "25GB/s", "latency": "1us"}])")));
+  }
 }
 
 TEST_CASE("invalid JSON is reported with its line and column", "[topology][errors]") {

@@ -1,0 +1,106 @@
+#include "topologies/reachability.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+namespace collsim::topo {
+namespace {
+
+// Union-find over node ids, with path halving.
+class Components {
+ public:
+  explicit Components(std::size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), NodeId{0}); }
+  NodeId find(NodeId v) {
+    while (parent_[v] != v) v = parent_[v] = parent_[parent_[v]];
+    return v;
+  }
+  void join(NodeId a, NodeId b) { parent_[find(a)] = find(b); }
+
+ private:
+  std::vector<NodeId> parent_;
+};
+
+// Rows of NodeId lists built from (row, value) pairs: compressed sparse rows.
+struct Rows {
+  std::vector<std::uint32_t> start;
+  std::vector<NodeId> values;
+  Rows(std::size_t rows, std::vector<std::pair<NodeId, NodeId>> pairs) : start(rows + 1, 0) {
+    std::sort(pairs.begin(), pairs.end());
+    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+    for (const auto& [row, value] : pairs) ++start[row + 1];
+    std::partial_sum(start.begin(), start.end(), start.begin());
+    values.reserve(pairs.size());
+    for (const auto& p : pairs) values.push_back(p.second);
+  }
+  [[nodiscard]] std::span<const NodeId> row(NodeId r) const {
+    return {values.data() + start[r], values.data() + start[r + 1]};
+  }
+};
+
+}  // namespace
+
+std::optional<std::pair<NodeId, NodeId>> unroutable_gpu_pair(std::span<const Node> nodes, std::span<const Link> links) {
+  const std::size_t n = nodes.size();
+  const auto is_gpu = [&](NodeId v) { return nodes[v].type == NodeType::Gpu; };
+  // Links every route may cross either way join components.
+  Components comp(n);
+  for (const Link& l : links)
+    if (link_class(l.type) == LinkClass::NvLink || (!is_gpu(l.from) && !is_gpu(l.to))) comp.join(l.from, l.to);
+
+  std::vector<NodeId> gpus;
+  for (NodeId v = 0; v < n; ++v)
+    if (is_gpu(v)) gpus.push_back(v);
+  // steps: a GPU leaves its component over a non-NVLink link to a non-GPU node (never enters one so).
+  // entries: the components from which GPU i (an index into `gpus`) is entered: its own, and any
+  // link's source component, as a route's last hop may be any link.
+  std::vector<std::pair<NodeId, NodeId>> steps, entries;
+  std::vector<NodeId> gpu_index(n, 0);
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    gpu_index[gpus[i]] = static_cast<NodeId>(i);
+    entries.emplace_back(static_cast<NodeId>(i), comp.find(gpus[i]));
+  }
+  for (const Link& l : links) {
+    if (link_class(l.type) == LinkClass::NvLink) continue;
+    if (is_gpu(l.from) && !is_gpu(l.to)) steps.emplace_back(comp.find(l.from), comp.find(l.to));
+    if (is_gpu(l.to)) entries.emplace_back(gpu_index[l.to], comp.find(l.from));
+  }
+  const Rows step(n, std::move(steps));
+  const Rows entered_from(gpus.size(), std::move(entries));
+  // How many GPUs each component enters; one that enters all of them ends a search at once.
+  std::vector<std::uint32_t> enters(n, 0);
+  for (NodeId c : entered_from.values) ++enters[c];
+
+  std::vector<std::uint32_t> seen(n, 0);  // stamp of the last search that reached a component
+  std::vector<NodeId> frontier;
+  std::vector<char> searched(n, 0);
+  std::uint32_t stamp = 0;
+  for (const NodeId source : gpus) {
+    const NodeId start = comp.find(source);
+    if (searched[start]) continue;  // every GPU of a component reaches the same components
+    searched[start] = 1;
+    ++stamp;
+    bool all = false;
+    frontier.assign(1, start);
+    seen[start] = stamp;
+    for (std::size_t k = 0; k < frontier.size() && !all; ++k) {
+      const NodeId c = frontier[k];
+      all = enters[c] == gpus.size();
+      for (NodeId next : step.row(c))
+        if (seen[next] != stamp) {
+          seen[next] = stamp;
+          frontier.push_back(next);
+        }
+    }
+    if (all) continue;
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      const auto from = entered_from.row(static_cast<NodeId>(i));
+      if (std::none_of(from.begin(), from.end(), [&](NodeId c) { return seen[c] == stamp; }))
+        return std::pair{source, gpus[i]};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace collsim::topo

@@ -44,17 +44,20 @@ struct Rows {
 std::optional<std::pair<NodeId, NodeId>> unroutable_gpu_pair(std::span<const Node> nodes, std::span<const Link> links) {
   const std::size_t n = nodes.size();
   const auto is_gpu = [&](NodeId v) { return nodes[v].type == NodeType::Gpu; };
+  // Whether a route may go on from l.to after crossing l.
+  const auto passes = [&](const Link& l) { return may_pass_through(nodes[l.to].type, l.type); };
+  const auto passes_back = [&](const Link& l) { return may_pass_through(nodes[l.from].type, l.type); };
   // Links every route may cross either way join components.
   Components comp(n);
   for (const Link& l : links)
-    if (link_class(l.type) == LinkClass::NvLink || (!is_gpu(l.from) && !is_gpu(l.to))) comp.join(l.from, l.to);
+    if (passes(l) && passes_back(l)) comp.join(l.from, l.to);
 
   std::vector<NodeId> gpus;
   for (NodeId v = 0; v < n; ++v)
     if (is_gpu(v)) gpus.push_back(v);
-  // steps: a GPU leaves its component over a non-NVLink link to a non-GPU node (never enters one so).
-  // entries: the components from which GPU i (an index into `gpus`) is entered: its own, and any
-  // link's source component, as a route's last hop may be any link.
+  // steps: one-way links out of a component (a GPU's PCIe link to a switch: passed the other way
+  // it would enter the GPU). entries: the components from which GPU i (an index into `gpus`) is
+  // entered: its own, and any link's source component, as a route's last hop may be any link.
   std::vector<std::pair<NodeId, NodeId>> steps, entries;
   std::vector<NodeId> gpu_index(n, 0);
   for (std::size_t i = 0; i < gpus.size(); ++i) {
@@ -62,8 +65,7 @@ std::optional<std::pair<NodeId, NodeId>> unroutable_gpu_pair(std::span<const Nod
     entries.emplace_back(static_cast<NodeId>(i), comp.find(gpus[i]));
   }
   for (const Link& l : links) {
-    if (link_class(l.type) == LinkClass::NvLink) continue;
-    if (is_gpu(l.from) && !is_gpu(l.to)) steps.emplace_back(comp.find(l.from), comp.find(l.to));
+    if (passes(l) && !passes_back(l)) steps.emplace_back(comp.find(l.from), comp.find(l.to));
     if (is_gpu(l.to)) entries.emplace_back(gpu_index[l.to], comp.find(l.from));
   }
   const Rows step(n, std::move(steps));

@@ -25,9 +25,8 @@ std::optional<std::vector<LinkId>> RouteCache::unique_two_hop(NodeId from, NodeI
   for (LinkId first : out_links_[from]) {
     const NodeId via = topology_.link(first).to;
     if (via == to) return std::nullopt;  // a direct link: shortest_route's own case
-    // Another GPU is passed only when entered over NVLink (Topology::shortest_route's rule).
-    if (topology_.node(to).type == NodeType::Gpu && topology_.node(via).type == NodeType::Gpu &&
-        link_class(topology_.link(first).type) != LinkClass::NvLink)
+    // Topology::shortest_route's rule for the node passed on the way.
+    if (topology_.node(to).type == NodeType::Gpu && !may_pass_through(topology_.node(via).type, topology_.link(first).type))
       continue;
     for (LinkId second : in_links_[to]) {
       if (topology_.link(second).from != via) continue;

@@ -31,6 +31,10 @@ static_assert(kNodeTypeNames.dense() && kNodeTypeNames.distinct());
 static_assert(kLinkTypeNames.dense() && kLinkTypeNames.distinct());
 static_assert(kDuplexNames.dense() && kDuplexNames.distinct());
 
+bool may_pass_through(NodeType entered, LinkType over) noexcept {
+  return entered != NodeType::Gpu || link_class(over) == LinkClass::NvLink;
+}
+
 std::string_view node_type_name(NodeType t) noexcept { return kNodeTypeNames.name(t); }
 std::optional<NodeType> parse_node_type(std::string_view s) noexcept { return kNodeTypeNames.parse(s); }
 std::string_view link_type_name(LinkType t) noexcept { return kLinkTypeNames.name(t); }
@@ -261,8 +265,7 @@ std::vector<LinkId> Topology::shortest_route(NodeId from, NodeId to) const {
   auto weight = boost::make_function_property_map<Graph::G::edge_descriptor, Cost>(
       [&](const Graph::G::edge_descriptor& e) {
         const Link& l = links_[edge_link[e]];
-        if (to_gpu && l.to != to && nodes_[l.to].type == NodeType::Gpu && link_class(l.type) != LinkClass::NvLink)
-          return inf;
+        if (to_gpu && l.to != to && !may_pass_through(nodes_[l.to].type, l.type)) return inf;
         return Cost{1, l.latency.count()};
       });
   // The search stops once `to` is settled: its distance and predecessor are final then (no later

@@ -111,6 +111,14 @@ struct Link {
   std::uint32_t resource = 0;  ///< capacity it draws on; equal for both directions of a half-duplex link
 };
 
+/// Whether a route may pass through a node of type `entered`, coming in over a link of type
+/// `over` (a route's last hop enters its destination over any link): any node but a GPU; a GPU only
+/// over an NVLink-class link (ncclTopoSetPaths, src/graph/paths.cc, NCCL 2.30.7: a path passes a GPU
+/// only over NVLink, NCCL's NVB paths; a NIC or PCIe switch writes to its destination GPU, never to
+/// one that passes the data on). The one routing rule of Topology::shortest_route,
+/// RouteCache::unique_two_hop and unroutable_gpu_pair.
+[[nodiscard]] bool may_pass_through(NodeType entered, LinkType over) noexcept;
+
 /// Thrown for a topology that cannot be used; what() is one line naming the place and the problem.
 class TopologyError : public std::runtime_error {
  public:

@@ -367,18 +367,18 @@ TEST_CASE("every command that reads a topology takes it as TOPOLOGY or --topolog
 }
 
 TEST_CASE("a schedule too large to hold names the ranks and the algorithm", "[cli]") {
-  // direct all-reduce on 2^20 GPUs: 2^20 ranks x (3·2^20 - 2) chunks is past the 2^24 buffer slots a
-  // materialised schedule holds (sim/schedule/builder.cpp); ring is generated on demand instead.
-  // Without --ranks, every GPU of the topology is the count, and the message says so instead of
-  // naming a flag the user never gave.
-  check_bad_input({"simulate", "--gpus", "1048576", "--fabric", "switch", "--size", "1M", "--algorithm", "direct"},
-                  "every GPU of topology switch-1048576gpu (no --ranks): direct allreduce on 1048576 ranks: a schedule "
-                  "of 1048576 ranks x 3145726 chunks");
-  check_bad_input({"simulate", "--gpus", "1048576", "--fabric", "switch", "--size", "1M", "--algorithm", "direct"},
+  // direct all-reduce on 4096 GPUs: 4096 ranks x (3·4096 - 2) = 12286 chunks is 50.3 M buffer slots,
+  // past the 2^24 (16.8 M) a materialised schedule holds (sim/schedule/builder.cpp); ring is
+  // generated on demand instead. Without --ranks, every GPU of the topology is the count, and the
+  // message says so instead of naming a flag the user never gave.
+  check_bad_input({"simulate", "--gpus", "4096", "--fabric", "switch", "--size", "1M", "--algorithm", "direct"},
+                  "every GPU of topology switch-4096gpu (no --ranks): direct allreduce on 4096 ranks: a schedule "
+                  "of 4096 ranks x 12286 chunks");
+  check_bad_input({"simulate", "--gpus", "4096", "--fabric", "switch", "--size", "1M", "--algorithm", "direct"},
                   "; expected fewer ranks (--ranks) or another --algorithm");
-  check_bad_input({"simulate", "--gpus", "1048576", "--ranks", "1048576", "--fabric", "switch", "--size", "1M",
+  check_bad_input({"simulate", "--gpus", "4096", "--ranks", "4096", "--fabric", "switch", "--size", "1M",
                    "--algorithm", "direct"},
-                  "--ranks: direct allreduce on 1048576 ranks: a schedule of 1048576 ranks x 3145726 chunks");
+                  "--ranks: direct allreduce on 4096 ranks: a schedule of 4096 ranks x 12286 chunks");
 }
 
 TEST_CASE("one thread driving G GPUs launches G collectives an iteration: the host's floor", "[cli][host]") {

@@ -7,7 +7,7 @@
 //   - for ring on a fabric without protocol factors: busbw at most the slowest link it used (every
 //     link a ring uses carries a whole neighbour stream, which is busbw x t bytes);
 //   - `--verify` passing;
-//   - byte-identical output when run again;
+//   - byte-identical output when run again (every third case);
 // or fails as bad input: exit 2, one line on stderr naming what was wrong.
 #include <catch2/catch.hpp>
 
@@ -66,7 +66,8 @@ std::vector<std::string> random_topology(std::mt19937_64& rng, std::uint32_t n, 
 
 }  // namespace
 
-TEST_CASE("simulate: random valid inputs give a bounded, verified, repeatable result or a clear error", "[cli][property]") {
+// Hidden from Catch's default run ("[.]"): its own CTest entry, simulate_property (tests/CMakeLists.txt).
+TEST_CASE("simulate: random valid inputs give a bounded, verified, repeatable result or a clear error", "[.][cli][property][simulate-property]") {
   const auto listing = run_collsim({"algorithms", "--format", "json"});
   REQUIRE(listing.code == 0);
   const auto pairs = nlohmann::json::parse(listing.out);
@@ -74,7 +75,7 @@ TEST_CASE("simulate: random valid inputs give a bounded, verified, repeatable re
   const std::vector<std::uint64_t> sizes{0, 1, 7, 13, 4099, 1'000'003, std::uint64_t{1} << 40};
   const std::vector<std::uint32_t> ranks{1, 2, 3, 5, 8};
   std::mt19937_64 rng(1412);
-  int index = 0, succeeded = 0, refused = 0;
+  int index = 0, succeeded = 0, refused = 0, repeated = 0;
   for (const auto& pair : pairs) {
     const std::string algorithm = pair["algorithm"], collective = pair["collective"];
     for (const auto size : sizes) {
@@ -101,10 +102,15 @@ TEST_CASE("simulate: random valid inputs give a bounded, verified, repeatable re
         continue;
       }
       ++succeeded;
-      const auto second = run_collsim(args);
-      CHECK(second.code == 0);
-      CHECK(second.out == first.out);
-      CHECK(second.err == first.err);
+      // Every third case runs again (two or three sizes of every pair): the rerun was half of this
+      // test's 110 s under CI's sanitizers, mostly the program's start.
+      if (index % 3 == 0) {
+        const auto second = run_collsim(args);
+        CHECK(second.code == 0);
+        CHECK(second.out == first.out);
+        CHECK(second.err == first.err);
+        ++repeated;
+      }
       const auto j = nlohmann::json::parse(first.out);
       CHECK(j["verified"] == true);
       const double t_us = j["time_us"];
@@ -130,5 +136,6 @@ TEST_CASE("simulate: random valid inputs give a bounded, verified, repeatable re
   // ever took one branch would check half of what it says.
   CHECK(succeeded > 100);
   CHECK(refused > 0);
+  CHECK(repeated > 30);
 }
 }  // namespace property_cli_test

@@ -15,7 +15,10 @@ def run_cli(*args, check=True):
     """build/collsim ARGS: its CompletedProcess (text); with `check`, it must exit 0."""
     if not os.path.isfile(BINARY):
         pytest.skip(f"no collsim program to compare with (COLLSIM_BINARY={BINARY!r})")
-    r = subprocess.run([BINARY, *map(str, args)], capture_output=True, text=True)
+    # Sanitizer builds preload their runtimes for python (tests/CMakeLists.txt); the program links
+    # its own copy, and ASan refuses to start with two.
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    r = subprocess.run([BINARY, *map(str, args)], capture_output=True, text=True, env=env)
     if check:
         assert r.returncode == 0, r.stderr
     return r

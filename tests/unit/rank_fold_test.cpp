@@ -2,6 +2,8 @@
 // give the run of every rank, to the picosecond, and must not fold where it would not.
 #include <catch2/catch.hpp>
 
+#include <array>
+#include <random>
 #include <string>
 
 #include <fmt/format.h>
@@ -10,6 +12,7 @@
 #include "sim/engine.hpp"
 #include "sim/network/flow_model.hpp"
 #include "sim/rank_fold.hpp"
+#include "topologies/cluster.hpp"
 #include "topologies/generate.hpp"
 #include "topologies/load_json.hpp"
 
@@ -118,10 +121,13 @@ TEST_CASE("rank fold: runs that are not rank-symmetric are simulated whole", "[e
     CHECK(stream->rank_period() == 0);
     CHECK(run_both(*stream, t).folded.rank_images == 1);
   }
-  SECTION("fewer ranks than GPUs: the rotation does not move rank r's GPU to rank r + 1's") {
+  SECTION("fewer ranks than GPUs: no rotation fits, but the routes fold every rank apart") {
+    // Ranks 0..5 on 6 of the switch's 8 GPUs: the rotation by one GPU moves rank 5's GPU to GPU 6,
+    // not rank 0's. Route by route, each ring flow r -> r + 1 (mod 6) crosses its own two links
+    // gpu r -> switch -> gpu r+1, alike: P = 1.
     const auto stream = ring(sched::Collective::AllReduce, 6, 6 << 20);
     CHECK(stream->rank_period() == 1);
-    CHECK(run_both(*stream, t).folded.rank_images == 1);
+    CHECK(run_both(*stream, t).folded.rank_images == 6);
   }
   SECTION("a run told of each op") {
     struct Count final : sim::OpObserver {
@@ -158,6 +164,121 @@ TEST_CASE("rank fold: runs that are not rank-symmetric are simulated whole", "[e
     const auto full = hosts("full", "full.json");
     CHECK(run_both(*stream, full).folded.rank_images == 2);
   }
+}
+
+TEST_CASE("rank fold: clusters without a rotation fold by their routes under every routing", "[engine][fold][cluster]") {
+  // dgx-h100 hosts, one NIC per GPU. Rail: 8 hosts, 2 per leaf group (--leaf-nics 2), so the ring
+  // flow n(h)-gpu7 -> n(h+1)-gpu0 stays on a rail-0 leaf inside a group (through n(h)-gpu0 over
+  // NVLink, the shortest route) but crosses a spine, picked by ECMP's hash, between groups: a host
+  // is no period (its boundary route is longer), a group of 2 hosts (16 ranks) is: 4 images, each
+  // on its own leaf uplink and spine downlink. Fat tree: 4 hosts, one per leaf (--leaf-nics 8):
+  // every host-to-host flow crosses a spine, each its own, so a host (8 ranks) is the period.
+  struct Case {
+    const char* name;
+    topo::ClusterFabric fabric;
+    std::uint32_t nodes, leaf_nics;
+    sched::Rank images;
+  };
+  const auto machine = topo::load_topology("dgx-h100");
+  for (const Case c : {Case{"rail", topo::ClusterFabric::Rail, 8, 2, 4}, Case{"fat tree", topo::ClusterFabric::FatTree, 4, 8, 4}})
+    for (const auto routing : {topo::Routing::Ecmp, topo::Routing::Spray, topo::Routing::Single}) {
+      topo::ClusterSpec spec;
+      spec.nodes = c.nodes;
+      spec.fabric = c.fabric;
+      spec.leaf_nics = c.leaf_nics;
+      auto t = topo::generate_cluster(machine, spec);
+      t.set_routing(routing);
+      REQUIRE(t.rotation() == nullptr);
+      const sched::Rank n = c.nodes * 8;
+      INFO(c.name << ", routing " << static_cast<int>(routing));
+      const auto stream = ring(sched::Collective::AllReduce, n, Bytes{n} << 18);
+      const auto r = run_both(*stream, t);
+      CHECK(r.folded.rank_images == c.images);
+      CHECK(r.folded.events < r.whole.events);
+    }
+}
+
+TEST_CASE("rank fold: on random clusters a folded run is the whole run, rank for rank and link for link", "[engine][fold][property]") {
+  // The fold against the plain reference (every rank simulated) on random inputs: generated
+  // clusters of random fabric, size, leaf width, oversubscription and routing, and hand-made ones
+  // (hosts of 1-4 GPUs on a switch each, host switches on one or two spines, every link alike) with,
+  // half the time, one link made different (slower, or later): a fold must then be refused or still
+  // give the whole run's numbers. run_both checks makespan, every rank's and every link's traffic.
+  std::mt19937_64 rng(1812);
+  const auto machine = topo::load_topology("dgx-h100");
+  int folded = 0, whole = 0;
+  for (int i = 0; i < 40; ++i) {
+    topo::Topology t = [&] {
+      if (i % 2 == 0) {
+        topo::ClusterSpec spec;
+        spec.nodes = 2 + static_cast<std::uint32_t>(rng() % 5);
+        spec.fabric = rng() % 2 ? topo::ClusterFabric::Rail : topo::ClusterFabric::FatTree;
+        spec.leaf_nics = std::uint32_t{1} << (1 + rng() % 5);
+        spec.oversubscription = rng() % 2 ? 1.0 : 2.0;
+        auto made = topo::generate_cluster(machine, spec);
+        made.set_routing(std::array{topo::Routing::Ecmp, topo::Routing::Spray, topo::Routing::Single}[rng() % 3]);
+        return made;
+      }
+      const std::uint32_t hosts = 2 + static_cast<std::uint32_t>(rng() % 4), per_host = 1 + static_cast<std::uint32_t>(rng() % 4);
+      const std::uint32_t spines = hosts > 2 && rng() % 2 ? 2 : 1;
+      const std::uint64_t defect = rng() % 2 ? rng() % (hosts * (per_host + 1)) : ~std::uint64_t{0};
+      std::string nodes, links;
+      std::uint64_t count = 0;
+      const auto link = [&](const std::string& a, const std::string& b, const char* type, const char* bw, const char* lat) {
+        const bool odd = count++ == defect;
+        links += fmt::format(R"({}{{"from":"{}","to":"{}","type":"{}","bandwidth":"{}","latency":"{}"}})", links.empty() ? "" : ",",
+                             a, b, type, odd && defect % 2 ? "20GB/s" : bw, odd && defect % 2 == 0 ? "3us" : lat);
+      };
+      for (std::uint32_t s = 0; s < spines; ++s) nodes += fmt::format(R"({{"id":"spine{}","type":"switch"}},)", s);
+      if (spines == 2) link("spine0", "spine1", "network", "25GB/s", "2us");
+      for (std::uint32_t h = 0; h < hosts; ++h) {
+        nodes += fmt::format(R"({{"id":"sw{}","type":"switch"}},)", h);
+        link(fmt::format("sw{}", h), fmt::format("spine{}", h % spines), "network", "25GB/s", "2us");
+        for (std::uint32_t g = 0; g < per_host; ++g) {
+          nodes += fmt::format(R"({{"id":"gpu{}","type":"gpu","host":"host{}"}},)", h * per_host + g, h);
+          link(fmt::format("gpu{}", h * per_host + g), fmt::format("sw{}", h), "nvswitch", "50GB/s", "1us");
+        }
+      }
+      nodes.pop_back();
+      return topo::parse_topology_json(fmt::format(R"({{"nodes":[{}],"links":[{}]}})", nodes, links), "random.json", "random");
+    }();
+    const auto n = static_cast<sched::Rank>(t.gpus().size());
+    const auto collective = std::array{sched::Collective::AllReduce, sched::Collective::ReduceScatter,
+                                       sched::Collective::AllGather}[rng() % 3];
+    INFO("case " << i << ": " << t.description() << ", " << sched::collective_name(collective) << " on " << n << " ranks");
+    const auto stream = ring(collective, n, Bytes{n} << 16);
+    (run_both(*stream, t).folded.rank_images > 1 ? folded : whole) += 1;
+  }
+  // Both outcomes occur: a check that only ever met one would test half of what it says.
+  CHECK(folded > 10);
+  CHECK(whole > 3);
+}
+
+TEST_CASE("rank fold: ranks whose GPUs reduce at other rates are not folded together", "[engine][fold]") {
+  // Four GPUs on one switch, every link alike; gpu2 reduces at 100 GB/s where the others take
+  // their model's default. With reductions priced (OpCostModel), rank 2's reduce ops cost more than
+  // rank 0's: no period of 1 or 2 ranks stands for it.
+  const auto t = topo::parse_topology_json(R"({"nodes":[{"id":"gpu0","type":"gpu"},{"id":"gpu1","type":"gpu"},
+    {"id":"gpu2","type":"gpu","reduce_bandwidth":"100GB/s"},{"id":"gpu3","type":"gpu"},{"id":"sw","type":"switch"}],"links":[
+    {"from":"gpu0","to":"sw","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"},
+    {"from":"gpu1","to":"sw","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"},
+    {"from":"gpu2","to":"sw","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"},
+    {"from":"gpu3","to":"sw","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"}]})",
+                                           "star.json", "star");
+  const auto stream = ring(sched::Collective::AllReduce, 4, 4 << 20);
+  const std::vector<topo::NodeId> gpus(t.gpus().begin(), t.gpus().end());
+  CHECK_FALSE(sim::plan_rank_fold(*stream, t, gpus).has_value());
+  // The same star with gpu2 at the others' rate folds every rank apart.
+  const auto even = topo::parse_topology_json(R"({"nodes":[{"id":"gpu0","type":"gpu"},{"id":"gpu1","type":"gpu"},
+    {"id":"gpu2","type":"gpu"},{"id":"gpu3","type":"gpu"},{"id":"sw","type":"switch"}],"links":[
+    {"from":"gpu0","to":"sw","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"},
+    {"from":"gpu1","to":"sw","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"},
+    {"from":"gpu2","to":"sw","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"},
+    {"from":"gpu3","to":"sw","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"}]})",
+                                              "star.json", "star");
+  const auto fold = sim::plan_rank_fold(*stream, even, gpus);
+  REQUIRE(fold.has_value());
+  CHECK(fold->images == 4);
 }
 
 TEST_CASE("rank fold: a rotation must map the topology onto itself", "[topology][fold]") {

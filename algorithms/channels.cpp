@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/schedule/header_of.hpp"
+#include "sim/schedule/sliced_stream.hpp"
 
 namespace collsim::algo {
 
@@ -319,11 +320,12 @@ class ChannelsStream final : public sched::OpStream {
 
 // The streams of `runs`, or nothing when the algorithm does not stream some run's request.
 std::unique_ptr<sched::OpStream> stream_runs(const AlgorithmInfo& algorithm, const Request& request,
-                                             std::span<const ChannelRun> runs) {
+                                             std::span<const ChannelRun> runs, Bytes slice) {
   if (algorithm.stream == nullptr || runs.size() > (std::size_t{1} << (64 - sched::kChannelKeyBits))) return nullptr;
   std::vector<ChannelsStream::Lane> lanes;
   for (const ChannelRun& run : runs) {
     auto s = algorithm.stream(part_request(request, run));
+    if (s && slice > 0) s = sched::slice_stream(std::move(s), slice);
     if (!s) return nullptr;
     lanes.push_back({std::move(s), run});
   }
@@ -335,16 +337,17 @@ std::unique_ptr<sched::OpStream> stream_runs(const AlgorithmInfo& algorithm, con
 }  // namespace
 
 StreamedChannels stream_with_channels(const AlgorithmInfo& algorithm, const Request& request, std::uint32_t channels,
-                                      bool fold) {
+                                      bool fold, Bytes slice) {
   StreamedChannels out;
   if (algorithm.stream == nullptr) return out;
   if (channels == 1) {
     out.stream = algorithm.stream(request);
+    if (out.stream && slice > 0) out.stream = sched::slice_stream(std::move(out.stream), slice);
     return out;
   }
   std::vector<ChannelRun> runs = channel_runs(request, channels);
   if (fold) runs = fold_runs(std::move(runs), channels, out.copies);
-  out.stream = stream_runs(algorithm, request, runs);
+  out.stream = stream_runs(algorithm, request, runs, slice);
   if (!out.stream) out.copies.clear();
   return out;
 }

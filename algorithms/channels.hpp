@@ -55,13 +55,15 @@ FoldedChannels build_folded_channels(const AlgorithmInfo& algorithm, const Reque
 /// `copies`; empty for fold false or one channel) generated on demand: each channel is the
 /// algorithm's stream of its share, its ranks placed and its ops put on its channel as those
 /// builders do, so the header and every op's times are theirs (tests/unit/channel_stream_test.cpp).
-/// `stream` is null, and `copies` empty, when the algorithm has no stream for some channel's
-/// share. Throws as build_with_channels does.
+/// With `slice` > 0 each channel's stream moves its chunks in slices of that many bytes
+/// (sched::slice_stream), as sched::slice_schedule cuts the built schedule. `stream` is null, and
+/// `copies` empty, when the algorithm has no stream for some channel's share, or slice_stream
+/// cannot cut one. Throws as build_with_channels does.
 struct StreamedChannels {
   std::unique_ptr<sched::OpStream> stream;
   std::vector<std::uint32_t> copies;
 };
 StreamedChannels stream_with_channels(const AlgorithmInfo& algorithm, const Request& request, std::uint32_t channels,
-                                      bool fold);
+                                      bool fold, Bytes slice = 0);
 
 }  // namespace collsim::algo

@@ -49,6 +49,8 @@ class RingStream final : public sched::OpStream {
     const auto r = static_cast<std::uint64_t>(k & 0xFFFFFFFFu);
     return (k & ~sched::OpKey{0xFFFFFFFFu}) | ((r + times) % n_);
   }
+  /// Steps 1 .. steps over ranks below 2^32.
+  [[nodiscard]] sched::OpKey key_limit() const override { return sched::OpKey{header_.steps + 1} << 32; }
 
  private:
   [[nodiscard]] sched::Rank next(sched::Rank r) const { return r + 1 == n_ ? 0 : r + 1; }

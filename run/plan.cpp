@@ -279,22 +279,18 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
   // NVLS, NVLSTree: the schedule's helpers are the switches that reduce (resolve_fidelity found them).
   if (algorithm.switch_reduction)
     rank_to_node.insert(rank_to_node.end(), fidelity.reduction_switches.begin(), fidelity.reduction_switches.end());
-  // A stream runs as generated: it has no slices, so it serves when slicing would cut nothing
-  // (every chunk at most a slice, e.g. ring at N = 4096 and 1 GiB: 256 KiB parts, NCCL's 1 MiB
-  // slice). It holds O(N + ops in flight), so no op budget applies: its pipeline chunk stays the
-  // one asked for (issue 18 item 3).
+  // A stream runs as generated, its chunks cut into slices on demand where they are longer than a
+  // slice (sched::slice_stream; e.g. ring at N = 128 and 1 GiB: 8 MiB parts in NCCL's 1 MiB
+  // slices). It holds O(N + ops in flight), so no op budget applies: its pipeline chunk and its
+  // slice stay the ones asked for (issue 18 item 3).
   // Identical channels fold into one only where they take the same links: under ECMP on a fabric
   // with equal-cost paths each channel's flows are hashed onto their own (topologies/routes.hpp).
   const bool routes_by_channel = topology.routing() == topo::Routing::Ecmp && topology.has_equal_cost_paths();
   const bool fold = ops == Ops::TimesOnly && fidelity.channels > 1 && !routes_by_channel;
   algo::StreamedChannels streamed;
   if (ops != Ops::Materialised && rank_to_node.size() == ranks)
-    streamed = algo::stream_with_channels(algorithm, request, fidelity.channels, fold);
+    streamed = algo::stream_with_channels(algorithm, request, fidelity.channels, fold, fidelity.slice);
   auto& stream = streamed.stream;
-  if (stream && fidelity.slice != 0 &&
-      std::any_of(stream->header().chunks.begin(), stream->header().chunks.end(),
-                  [&](const sched::Chunk& c) { return c.size > fidelity.slice; }))
-    stream.reset();
   std::string chunk_source = stream ? (options.chunk_size ? "--chunk-size" : "default")
                                     : fit_chunk_size(algorithm, request, fidelity, options.chunk_size.has_value());
   const Bytes chunk = algorithm.pipelined ? request.chunk_size : 0;

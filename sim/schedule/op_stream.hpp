@@ -72,6 +72,9 @@ class OpStream {
   /// The key of op `key` with every rank moved on by `times` periods (mod N); only called when
   /// rank_period() > 0.
   [[nodiscard]] virtual OpKey shift(OpKey key, Rank /*times*/) const { return key; }
+  /// Every key is below this bound; 0 (the default): not known. What lets a wrapper fold more into
+  /// a key (slice_stream: key x slices + slice) without two ops meeting.
+  [[nodiscard]] virtual OpKey key_limit() const { return 0; }
 };
 
 /// A materialised Schedule seen as a stream: keys are op ids, successors the reversed dependency

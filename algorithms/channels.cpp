@@ -1,6 +1,7 @@
 #include "algorithms/channels.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <span>
 #include <stdexcept>
 
@@ -281,6 +282,7 @@ class ChannelsStream final : public sched::OpStream {
   ChannelsStream(const Request& request, sched::Schedule header, std::vector<Lane> lanes)
       : request_(request), per_host_(equal_host_blocks(request)), header_(std::move(header)), lanes_(std::move(lanes)) {
     for (const Lane& l : lanes_) ops_ += l.stream->op_count();
+    find_period();
   }
   [[nodiscard]] const sched::Schedule& header() const override { return header_; }
   [[nodiscard]] std::uint64_t op_count() const override { return ops_; }
@@ -305,8 +307,56 @@ class ChannelsStream final : public sched::OpStream {
     lanes_[lane].stream->successors(key & kInner, out);
     for (std::size_t k = first; k < out.size(); ++k) out[k] = outer(lane, out[k]);
   }
+  [[nodiscard]] sched::Rank rank_period() const override { return period_; }
+  /// Lane l's op moved on by times x P placed ranks: its own stream's op moved on by as many of its
+  /// ranks (or back, where the lane runs reversed), in its own periods.
+  [[nodiscard]] sched::OpKey shift(sched::OpKey key, sched::Rank times) const override {
+    const std::size_t lane = key >> sched::kChannelKeyBits;
+    const sched::Rank n = request_.nranks;
+    const auto amount = static_cast<sched::Rank>(std::uint64_t{times} * period_ % n);
+    const sched::Rank inner = forward_[lane] ? amount : (n - amount) % n;
+    const sched::Rank units = inner / lanes_[lane].stream->rank_period();
+    return outer(lane, lanes_[lane].stream->shift(key & kInner, units));
+  }
 
  private:
+  /// Rank symmetry of the channels together: P, the smallest multiple of every lane's own period
+  /// (OpStream::rank_period) that divides N and moves every lane's placed ranks alike, place(r + P) =
+  /// place(r) + P mod N for every rank r (forward), or place(r) - P (a lane run reversed). A lane's
+  /// ranks rotated within each host block move alike when P is whole hosts (or the block is all N
+  /// ranks). None (0) when a lane has no period. O(lanes x N), once.
+  void find_period() {
+    const sched::Rank n = request_.nranks;
+    std::uint64_t p = 1;
+    for (const Lane& l : lanes_) {
+      const sched::Rank q = l.stream->rank_period();
+      if (q == 0) return;
+      p = std::lcm(p, std::uint64_t{q});
+      if (p > n) return;
+    }
+    std::vector<std::uint64_t> candidates{p};
+    if (per_host_ > 1) candidates.push_back(std::lcm(p, std::uint64_t{per_host_}));
+    for (const std::uint64_t period : candidates) {
+      if (period > n || n % period != 0) continue;
+      std::vector<bool> forward(lanes_.size());
+      bool ok = true;
+      for (std::size_t i = 0; i < lanes_.size() && ok; ++i) {
+        bool ahead = true, back = true;
+        for (sched::Rank r = 0; r < n && (ahead || back); ++r) {
+          const std::uint64_t from = place_rank(request_, lanes_[i].run, per_host_, r);
+          const std::uint64_t to = place_rank(request_, lanes_[i].run, per_host_, static_cast<sched::Rank>((r + period) % n));
+          ahead = ahead && to == (from + period) % n;
+          back = back && to == (from + n - period) % n;
+        }
+        ok = ahead || back;
+        forward[i] = ahead;
+      }
+      if (!ok) continue;
+      period_ = static_cast<sched::Rank>(period);
+      forward_ = std::move(forward);
+      return;
+    }
+  }
   static constexpr sched::OpKey kInner = (sched::OpKey{1} << sched::kChannelKeyBits) - 1;
   static sched::OpKey outer(std::size_t lane, sched::OpKey inner) {
     return (sched::OpKey{lane} << sched::kChannelKeyBits) | inner;
@@ -316,6 +366,8 @@ class ChannelsStream final : public sched::OpStream {
   sched::Schedule header_;
   std::vector<Lane> lanes_;
   std::uint64_t ops_ = 0;
+  sched::Rank period_ = 0;     // rank_period(); 0: none
+  std::vector<bool> forward_;  // by lane, with a period: its ranks move on as the whole's (else back)
 };
 
 // The streams of `runs`, or nothing when the algorithm does not stream some run's request.

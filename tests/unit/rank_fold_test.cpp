@@ -5,15 +5,19 @@
 #include <array>
 #include <random>
 #include <string>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
+#include "algorithms/channels.hpp"
+#include "algorithms/registry.hpp"
 #include "algorithms/ring_stream.hpp"
 #include "sim/engine.hpp"
 #include "sim/network/flow_model.hpp"
 #include "sim/rank_fold.hpp"
 #include "topologies/cluster.hpp"
 #include "topologies/generate.hpp"
+#include "topologies/hosts.hpp"
 #include "topologies/load_json.hpp"
 
 // One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
@@ -252,6 +256,77 @@ TEST_CASE("rank fold: on random clusters a folded run is the whole run, rank for
   // Both outcomes occur: a check that only ever met one would test half of what it says.
   CHECK(folded > 10);
   CHECK(whole > 3);
+}
+
+TEST_CASE("rank fold: ring on several channels folds, each channel's ranks placed as NCCL's rings", "[engine][fold][channels]") {
+  // algo::stream_with_channels places channel c's ring rotated by c within each host's block (and,
+  // on one host, every odd channel reversed). Moving every rank on by one host maps each channel's
+  // ring onto itself; on one host, by one rank (a reversed ring moves back). The streams' shift
+  // contract (OpStream::rank_period) is checked op by op, then runs against every rank simulated.
+  // Where a GPU's one switch link brings it both channels' flows, one from inside its period and
+  // one from another (GPU 0 of a host on --nodes: channel 1's from the host's GPU 3, channel 0's
+  // from the host before; on one switch: channel 0's from the left, the reversed channel 1's from
+  // the right), no period's images run on links of their own, and the run is simulated whole. On a
+  // DGX cluster the flow from the host before arrives through GPU 0's own NIC: one host folds.
+  const auto registry = algo::builtin_registry();
+  const auto& ring_entry = registry.find(sched::Collective::AllReduce, "ring");
+  const Bandwidth bw{400'000'000'000}, net{200'000'000'000};
+  struct Case {
+    const char* name;
+    topo::Topology topology;
+    std::uint32_t channels;
+    sched::Rank period;  // the stream's: one host when channels rotate within hosts
+    sched::Rank images;  // the run's N / P: P a multiple of the period whose routes fold
+  };
+  std::vector<Case> cases;
+  cases.push_back({"4 hosts of 4, 3 channels", topo::generate_multi_node({16, 4, bw, us(1), net, us(2)}), 3, 4, 1});
+  cases.push_back({"2 hosts of 4, 4 channels", topo::generate_multi_node({8, 2, bw, us(1), net, us(2)}), 4, 4, 1});
+  cases.push_back({"one switch of 6, 2 channels (one reversed)", topo::generate_fabric(topo::Fabric::Switch, 6, bw, us(1)), 2, 1, 1});
+  // 4 DGX H100 under one set of rail leaves (8 NICs a leaf): every host's flows to the next cross
+  // its own NIC links and leaf ports, on both channels.
+  topo::ClusterSpec spec;
+  spec.nodes = 4;
+  spec.fabric = topo::ClusterFabric::Rail;
+  spec.leaf_nics = 8;
+  cases.push_back({"rail cluster of 4 DGX H100 under ECMP, 2 channels", topo::generate_cluster(topo::load_topology("dgx-h100"), spec), 2, 8, 4});
+  for (const auto& c : cases) {
+    INFO(c.name);
+    const auto n = static_cast<sched::Rank>(c.topology.gpus().size());
+    const std::vector<topo::NodeId> gpus(c.topology.gpus().begin(), c.topology.gpus().end());
+    algo::Request request;
+    request.collective = sched::Collective::AllReduce;
+    request.nranks = n;
+    request.size = Bytes{n} * c.channels << 16;
+    request.hosts = topo::host_indices(c.topology, gpus);
+    const auto streamed = algo::stream_with_channels(ring_entry, request, c.channels, false);
+    REQUIRE(streamed.stream != nullptr);
+    const sched::OpStream& stream = *streamed.stream;
+    REQUIRE(stream.rank_period() == c.period);
+    // Every op: shift(k, 1) is op k with both ranks moved on by the period; successors commute.
+    std::vector<sched::OpKey> todo, next, a, b;
+    stream.roots(todo);
+    std::unordered_set<sched::OpKey> seen(todo.begin(), todo.end());
+    while (!todo.empty()) {
+      const sched::OpKey k = todo.back();
+      todo.pop_back();
+      auto moved = stream.op(k);
+      moved.src = (moved.src + c.period) % n;
+      moved.dst = (moved.dst + c.period) % n;
+      CHECK(stream.op(stream.shift(k, 1)) == moved);
+      a.clear();
+      b.clear();
+      stream.successors(k, a);
+      for (auto& x : a) x = stream.shift(x, 1);
+      stream.successors(stream.shift(k, 1), b);
+      CHECK(a == b);
+      next.clear();
+      stream.successors(k, next);
+      for (const auto x : next)
+        if (seen.insert(x).second) todo.push_back(x);
+    }
+    const auto r = run_both(stream, c.topology);
+    CHECK(r.folded.rank_images == c.images);
+  }
 }
 
 TEST_CASE("rank fold: ranks whose GPUs reduce at other rates are not folded together", "[engine][fold]") {

@@ -360,7 +360,7 @@ void long_run_notice(const Plan& plan, const topo::Topology& topology, std::ostr
   std::uint64_t transfers = plan.stream ? plan.stream->op_count() : op_count(plan.schedule, plan.channel_copies);
   if (transfers < kLong) return;
   if (plan.stream && plan.fold_ranks)
-    if (const auto fold = sim::plan_rank_fold(*plan.stream, topology, plan.rank_to_node)) transfers /= fold->images;
+    if (const auto fold = sim::plan_rank_fold(*plan.stream, topology, plan.rank_to_node, plan.paths)) transfers /= fold->images;
   if (transfers < kLong) return;
   err << fmt::format(
       "collsim: note: simulating {:.3g} transfers takes about {} minutes or more at 5 million a second; "

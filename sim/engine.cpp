@@ -92,7 +92,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
   // One period of ranks standing for all (sim/rank_fold.hpp), where the run is rank-symmetric.
   std::optional<RankFold> fold;
   if (options.fold_ranks && !dense && options.op_observer == nullptr && options.observer == nullptr) {
-    fold = plan_rank_fold(stream, topology, rank_to_gpu);
+    fold = plan_rank_fold(stream, topology, rank_to_gpu, options.paths);
     if (fold && nops % fold->images != 0) fold.reset();
   }
   const std::uint64_t to_run = fold ? nops / fold->images : nops;

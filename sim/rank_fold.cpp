@@ -44,7 +44,7 @@ std::optional<std::vector<Transfer>> period_transfers(const sched::OpStream& str
 
 /// The fold by the topology's recorded rotation (plan_rank_fold, first way).
 std::optional<RankFold> fold_by_rotation(const sched::OpStream& stream, const topo::Topology& topology,
-                                         std::span<const topo::NodeId> rank_to_gpu) {
+                                         std::span<const topo::NodeId> rank_to_gpu, topo::PathTable* paths) {
   const topo::Topology::Rotation* rotation = topology.rotation();
   const sched::Rank n = stream.header().header.nranks, p = stream.rank_period();
   if (rotation == nullptr) return std::nullopt;
@@ -72,7 +72,7 @@ std::optional<RankFold> fold_by_rotation(const sched::OpStream& stream, const to
   };
 
   // Each route, rotated, must be the route between the rotated GPUs.
-  topo::RouteCache routes(topology);
+  topo::RouteCache routes(topology, paths);
   std::vector<topo::LinkId> period_links;
   for (const auto& [src, dst, channel] : *transfers) {
     const std::vector<topo::LinkId> links = routes.get(rank_to_gpu[src], rank_to_gpu[dst], channel).links;
@@ -130,7 +130,7 @@ bool alike(const topo::Link& a, const topo::Link& b) {
 
 /// The fold found from the routes themselves (plan_rank_fold, second way).
 std::optional<RankFold> fold_by_routes(const sched::OpStream& stream, const topo::Topology& topology,
-                                       std::span<const topo::NodeId> rank_to_gpu) {
+                                       std::span<const topo::NodeId> rank_to_gpu, topo::PathTable* paths) {
   const sched::Rank n = stream.header().header.nranks, p = stream.rank_period();
   if (n % p != 0 || n / p < 2) return std::nullopt;
   const sched::Rank shifts = n / p;  // moves of every rank by p that the stream maps onto itself
@@ -145,7 +145,7 @@ std::optional<RankFold> fold_by_routes(const sched::OpStream& stream, const topo
   // would be the run's, so such a run is not folded.
   const std::size_t per_shift = transfers->size();
   if (per_shift * shifts > (std::size_t{1} << 20)) return std::nullopt;
-  topo::RouteCache cache(topology);
+  topo::RouteCache cache(topology, paths);
   std::vector<const topo::Route*> route(per_shift * shifts);
   for (sched::Rank j = 0; j < shifts; ++j)
     for (std::size_t b = 0; b < per_shift; ++b) {
@@ -201,12 +201,12 @@ std::optional<RankFold> fold_by_routes(const sched::OpStream& stream, const topo
 }  // namespace
 
 std::optional<RankFold> plan_rank_fold(const sched::OpStream& stream, const topo::Topology& topology,
-                                       std::span<const topo::NodeId> rank_to_gpu) {
+                                       std::span<const topo::NodeId> rank_to_gpu, topo::PathTable* paths) {
   const sched::Schedule& header = stream.header();
   const sched::Rank n = header.header.nranks, p = stream.rank_period();
   if (stream.dense() || p == 0 || header.total_ranks() != n || rank_to_gpu.size() != n) return std::nullopt;
-  if (auto fold = fold_by_rotation(stream, topology, rank_to_gpu)) return fold;
-  return fold_by_routes(stream, topology, rank_to_gpu);
+  if (auto fold = fold_by_rotation(stream, topology, rank_to_gpu, paths)) return fold;
+  return fold_by_routes(stream, topology, rank_to_gpu, paths);
 }
 
 }  // namespace collsim::sim

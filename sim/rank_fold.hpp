@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sim/schedule/op_stream.hpp"
+#include "topologies/routes.hpp"
 #include "topologies/topology.hpp"
 
 namespace collsim::sim {
@@ -52,8 +53,9 @@ struct RankFold {
 /// link at its place, with the period's links mapped one to one and no link crossed by two
 /// images; and every rank's GPU reduces at its period rank's rate (OpCostModel). Cost: the route
 /// of every transfer of the run, N / p x (transfers of p ranks), at most 2^20 of them, and
-/// O(N x route length) per P tried.
+/// O(N x route length) per P tried. With `paths` (topo::PathTable of this topology or a copy at
+/// other bandwidths), routes are found once for every run that shares it (compare's rows).
 std::optional<RankFold> plan_rank_fold(const sched::OpStream& stream, const topo::Topology& topology,
-                                       std::span<const topo::NodeId> rank_to_gpu);
+                                       std::span<const topo::NodeId> rank_to_gpu, topo::PathTable* paths = nullptr);
 
 }  // namespace collsim::sim

@@ -5,12 +5,14 @@
 
 #include <random>
 
+#include "algorithms/channels.hpp"
 #include "algorithms/registry.hpp"
 #include "algorithms/ring_stream.hpp"
 #include "sim/engine.hpp"
 #include "sim/network/flow_model.hpp"
 #include "sim/schedule/sliced_stream.hpp"
 #include "sim/schedule/slicing.hpp"
+#include "tests/unit/stream_check.hpp"
 #include "topologies/generate.hpp"
 
 // One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
@@ -82,6 +84,31 @@ TEST_CASE("sliced ring streams run as the materialised schedule cut into the sam
   // only the pass-through.
   CHECK(sliced > 40);
   CHECK(folded > 40);
+}
+
+TEST_CASE("sliced ring channels run op for op as the built channels cut into the same slices", "[schedule][stream][slice][channels]") {
+  // stream_with_channels with a slice against slice_schedule(build_with_channels): every op's
+  // (ready, finish), the events and every link (testing::check_stream_run), for NCCL's channel
+  // placements: none, one host (odd channels reversed), two hosts (each channel rotated).
+  const auto registry = algo::builtin_registry();
+  const Bandwidth bw{400'000'000'000};
+  for (const auto collective : {sched::Collective::AllReduce, sched::Collective::ReduceScatter, sched::Collective::AllGather})
+    for (const sched::Rank n : {4U, 8U})
+      for (const std::uint32_t channels : {2U, 3U})
+        for (const int hosts : {0, 1, 2}) {
+          INFO("ring " << sched::collective_name(collective) << ", N = " << n << ", " << channels << " channels, "
+                       << hosts << " host(s)");
+          auto req = request(collective, n, Bytes{n} * channels * 40000);  // parts of 40000 B a channel
+          for (sched::Rank r = 0; hosts > 0 && r < n; ++r) req.hosts.push_back(hosts == 1 ? 0 : r / (n / 2));
+          const auto& entry = registry.find(collective, "ring");
+          const Bytes slice = 16384;  // 3 slices a part: 16384, 16384, 7232 B
+          const auto streamed = algo::stream_with_channels(entry, req, channels, false, slice);
+          REQUIRE(streamed.stream != nullptr);
+          const auto built = sched::slice_schedule(algo::build_with_channels(entry, req, channels), slice);
+          REQUIRE(streamed.stream->op_count() == built.ops.size());
+          testing::check_stream_run(*streamed.stream, built, topo::generate_fabric(topo::Fabric::Switch, n, bw, us(1)), "flow");
+          testing::check_stream_run(*streamed.stream, built, topo::generate_fabric(topo::Fabric::Ring, n, bw, us(1)), "fifo");
+        }
 }
 
 TEST_CASE("slice_stream passes a stream through with nothing to cut and refuses what it cannot cut alike",

@@ -65,6 +65,7 @@ std::unique_ptr<OpStream> slice_stream(std::unique_ptr<OpStream> inner, Bytes sl
   if (std::any_of(chunks.begin(), chunks.end(), [&](const Chunk& c) { return pieces_of(c.size, slice) != k; }))
     return nullptr;
   if (k == 1) return inner;
+  if (k * chunks.size() > kMaxSlices) return nullptr;
   const OpKey limit = inner->key_limit();
   if (limit == 0 || limit > (OpKey{1} << kChannelKeyBits) / k) return nullptr;
   return std::make_unique<SlicedStream>(std::move(inner), slice, static_cast<std::uint32_t>(k));

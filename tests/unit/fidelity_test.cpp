@@ -477,6 +477,10 @@ TEST_CASE("a default slice is doubled until the run fits --max-ops, --slice past
   // Under the default budget (2^18 ops) NCCL's slice stays.
   CHECK(simulate_json(base)["slice_bytes"] == 1048576);
 
+  // A slice past what a stream cuts (sched::kMaxSlices) is the budget's again: 10 MiB in 4-byte
+  // slices on 8 GPUs is 2.6 M slices, 14 steps x 8 ranks x 327,680 = 36,700,160 ops.
+  check_bad_input({"simulate", "--gpus", "8", "--fabric", "switch", "--size", "10M", "--slice", "4"},
+                  "--slice: 4 B cuts this 10 MiB collective into 36700160 ops");
   const auto refused = with(with({"simulate"}, base), {"--max-ops", "1000", "--slice", "1M"});
   check_bad_input(refused, "--slice: 1 MiB cuts this 1 GiB collective into 6144 ops");
   check_bad_input(refused, "expected --slice 8 MiB or more");

@@ -132,6 +132,11 @@ TEST_CASE("slice_stream passes a stream through with nothing to cut and refuses 
   // not one to one, refused.
   CHECK(sched::slice_stream(algo::make_ring_stream(request(sched::Collective::AllReduce, 3, 10), sched::Collective::AllReduce), 3) ==
         nullptr);
+  // 4 parts of 1 MiB in 2-byte slices: 2^21 slices, past kMaxSlices (2^20): refused, so the caller
+  // materialises within its op budget; in 4-byte slices, 2^20: cut.
+  const auto ring4 = [] { return algo::make_ring_stream(request(sched::Collective::AllReduce, 4, Bytes{4} << 20), sched::Collective::AllReduce); };
+  CHECK(sched::slice_stream(ring4(), 2) == nullptr);
+  CHECK(sched::slice_stream(ring4(), 4) != nullptr);
 }
 
 }  // namespace sliced_stream_test

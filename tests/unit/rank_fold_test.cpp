@@ -333,25 +333,21 @@ TEST_CASE("rank fold: ranks whose GPUs reduce at other rates are not folded toge
   // Four GPUs on one switch, every link alike; gpu2 reduces at 100 GB/s where the others take
   // their model's default. With reductions priced (OpCostModel), rank 2's reduce ops cost more than
   // rank 0's: no period of 1 or 2 ranks stands for it.
-  const auto t = topo::parse_topology_json(R"({"nodes":[{"id":"gpu0","type":"gpu"},{"id":"gpu1","type":"gpu"},
-    {"id":"gpu2","type":"gpu","reduce_bandwidth":"100GB/s"},{"id":"gpu3","type":"gpu"},{"id":"sw","type":"switch"}],"links":[
-    {"from":"gpu0","to":"sw","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"},
-    {"from":"gpu1","to":"sw","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"},
-    {"from":"gpu2","to":"sw","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"},
-    {"from":"gpu3","to":"sw","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"}]})",
-                                           "star.json", "star");
+  const auto star = [](const char* gpu2) {
+    return topo::parse_topology_json(fmt::format(R"({{"nodes":[{{"id":"gpu0","type":"gpu"}},{{"id":"gpu1","type":"gpu"}},
+      {{"id":"gpu2","type":"gpu"{}}},{{"id":"gpu3","type":"gpu"}},{{"id":"sw","type":"switch"}}],"links":[
+      {{"from":"gpu0","to":"sw","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"}},
+      {{"from":"gpu1","to":"sw","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"}},
+      {{"from":"gpu2","to":"sw","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"}},
+      {{"from":"gpu3","to":"sw","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"}}]}})", gpu2),
+                                     "star.json", "star");
+  };
+  const auto t = star(R"(,"reduce_bandwidth":"100GB/s")");
   const auto stream = ring(sched::Collective::AllReduce, 4, 4 << 20);
   const std::vector<topo::NodeId> gpus(t.gpus().begin(), t.gpus().end());
   CHECK_FALSE(sim::plan_rank_fold(*stream, t, gpus).has_value());
   // The same star with gpu2 at the others' rate folds every rank apart.
-  const auto even = topo::parse_topology_json(R"({"nodes":[{"id":"gpu0","type":"gpu"},{"id":"gpu1","type":"gpu"},
-    {"id":"gpu2","type":"gpu"},{"id":"gpu3","type":"gpu"},{"id":"sw","type":"switch"}],"links":[
-    {"from":"gpu0","to":"sw","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"},
-    {"from":"gpu1","to":"sw","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"},
-    {"from":"gpu2","to":"sw","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"},
-    {"from":"gpu3","to":"sw","type":"nvswitch","bandwidth":"50GB/s","latency":"1us"}]})",
-                                              "star.json", "star");
-  const auto fold = sim::plan_rank_fold(*stream, even, gpus);
+  const auto fold = sim::plan_rank_fold(*stream, star(""), gpus);
   REQUIRE(fold.has_value());
   CHECK(fold->images == 4);
 }

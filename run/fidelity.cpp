@@ -84,10 +84,12 @@ sim::NcclFormulaInput formula_input(const topo::ModelParams& params, const topo:
   };
   for (std::size_t r = 0; ranks.size() > 1 && r < ranks.size(); ++r) {
     const std::size_t next = (r + 1) % ranks.size();
-    const bool same_host = hosts.empty() || hosts[r] == hosts[next];
+    // Only the steps inside a host count here: a route across hosts is a search of the cluster
+    // (Topology::shortest_route), and host_crossing below asks for the few it needs.
+    if (!(hosts.empty() || hosts[r] == hosts[next])) continue;
     const topo::Route& route = routes.get(ranks[r], ranks[next]);
-    if (same_host) intra_bus = bus = bus ? std::min(*bus, rate(route)) : rate(route);
-    if (!intra_found && same_host) {
+    intra_bus = bus = bus ? std::min(*bus, rate(route)) : rate(route);
+    if (!intra_found) {
       in.intra = route.link_class;
       intra_found = true;
     }

@@ -163,6 +163,19 @@ Bytes fit_within(Bytes from, Bytes largest, std::uint64_t allowed, Ops ops) {
   return fit;
 }
 
+// The smallest size s in [from, fit] with ops(s) <= `allowed`, where `fit` satisfies it and ops
+// does not grow with s (more bytes per chunk or slice, fewer of them): what an error suggests,
+// where fit_within's doubling (which keeps a default's power-of-two steps) may overshoot by 2x.
+template <typename Ops>
+Bytes smallest_within(Bytes from, Bytes fit, std::uint64_t allowed, Ops ops) {
+  Bytes lo = from, hi = fit;  // ops(hi) <= allowed; the answer lies in (lo, hi]
+  while (hi - lo > 1) {
+    const Bytes mid = lo + (hi - lo) / 2;
+    (ops(mid) <= allowed ? hi : lo) = mid;
+  }
+  return hi;
+}
+
 // Keeps a chunked algorithm's pipeline within the op budget: ops grow with the chunks of each
 // channel's share, ceil(S / channels), so the ops of one chunk per channel times those chunks
 // estimate the schedule before it is built. A --chunk-size that passes the budget is refused, the
@@ -190,7 +203,8 @@ std::string fit_chunk_size(const algo::AlgorithmInfo& algorithm, algo::Request& 
                                  sched::collective_name(request.collective), format_size(request.size),
                                  ops(request.chunk_size),
                                  algo::pipeline_chunk_count(share, request.chunk_size, request.element_size),
-                                 format_size(fit), algorithm.pipelines_parts ? "rank's part" : "channel"));
+                                 format_size(smallest_within(request.chunk_size, fit, allowed, ops)),
+                                 algorithm.pipelines_parts ? "rank's part" : "channel"));
   const std::string raised = fmt::format("default {}, raised to stay within {}", format_size(request.chunk_size),
                                          fidelity.op_budget_text(allowed));
   request.chunk_size = fit;
@@ -345,7 +359,8 @@ void apply_slicing(Plan& plan, const topo::Topology& topology) {
                          fmt::format("{0}: {2} cuts this {3} collective into {4} ops, more than {1}; "
                                    "expected {0} {5} or more, or 0 for whole chunks",
                                    ref(Field::Slice), f.op_budget_text(allowed, true), format_size(f.slice),
-                                   format_size(plan.schedule.header.size), ops(f.slice), format_size(fit)));
+                                   format_size(plan.schedule.header.size), ops(f.slice),
+                                   format_size(smallest_within(f.slice, fit, allowed, ops))));
     f.slice_source = fmt::format("{} gave {}, raised to stay within {}", f.slice_source, format_size(f.slice),
                                  f.op_budget_text(allowed));
     f.slice = fit;

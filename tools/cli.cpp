@@ -1,6 +1,7 @@
 #include "tools/cli.hpp"
 
 #include <algorithm>
+#include <regex>
 
 #include <fmt/format.h>
 
@@ -87,6 +88,11 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   } catch (const CLI::ParseError& e) {
     std::string msg = e.what();
     std::replace(msg.begin(), msg.end(), '\n', ' ');
+    // CLI11 says "--gpus: At Most 1 required but received 2" for a flag typed twice (each flag
+    // takes one value, and a second one would silently win): say what happened instead.
+    static const std::regex kRepeated(R"(^(\S+): At Most 1 required but received (\d+)$)");
+    if (std::smatch m; std::regex_match(msg, m, kRepeated))
+      msg = fmt::format("{}: given {} times, expected once", m[1].str(), m[2].str());
     return fail(err, kExitBadInput, msg + " (see collsim --help)");
   }
 

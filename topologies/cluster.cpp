@@ -47,16 +47,24 @@ Topology generate_cluster(const Topology& machine, const ClusterSpec& spec) {
     if (machine.node(n).type == NodeType::Nic) machine_nics.push_back(n);
   const bool add_nics = machine_nics.empty();
   const auto nics_per_host = static_cast<std::uint32_t>(add_nics ? machine.gpus().size() : machine_nics.size());
-  if (spec.planes == 0 || spec.planes > nics_per_host)
-    throw TopologyError(fmt::format("--planes: found {}, expected 1 to {} (the NICs of a host of {})", spec.planes,
-                                    nics_per_host, machine.name()));
+  // Planes split a host's NICs evenly (NIC i on plane i mod P), as multi-plane fabrics are built:
+  // with uneven planes some GPUs' NICs would share a plane that others have alone.
+  if (spec.planes == 0 || spec.planes > nics_per_host || nics_per_host % spec.planes != 0) {
+    std::string divisors;
+    for (std::uint32_t d = 1; d <= nics_per_host; ++d)
+      if (nics_per_host % d == 0) divisors += fmt::format("{}{}", divisors.empty() ? "" : ", ", d);
+    throw TopologyError(fmt::format("--planes: found {}, expected a divisor of the {} NICs a host of {} has ({}), so "
+                                    "that every plane holds as many of them",
+                                    spec.planes, nics_per_host, machine.name(), divisors));
+  }
   // A fat tree's leaves hold whole hosts, or a host's NICs in equal parts: a host straddling two
   // leaves unevenly would send its channels through whichever NIC shares the peer's leaf.
-  const std::uint32_t per_plane = (nics_per_host + spec.planes - 1) / spec.planes;
+  const std::uint32_t per_plane = nics_per_host / spec.planes;
   if (spec.fabric == ClusterFabric::FatTree && spec.leaf_nics % per_plane != 0 && per_plane % spec.leaf_nics != 0)
-    throw TopologyError(fmt::format("--leaf-nics: found {}, expected a multiple or a divisor of the {} NICs a host has "
-                                    "in a plane, so that a leaf holds whole hosts or equal parts of one",
-                                    spec.leaf_nics, per_plane));
+    throw TopologyError(fmt::format("--leaf-nics: found {0} (default 32), expected a multiple or a divisor of the "
+                                    "{1} NICs a host has in a plane, e.g. --leaf-nics {2}, so that a leaf holds whole "
+                                    "hosts or equal parts of one",
+                                    spec.leaf_nics, per_plane, per_plane * std::max<std::uint32_t>(1, spec.leaf_nics / per_plane)));
   const std::uint32_t spines =
       spec.spines != 0
           ? spec.spines

@@ -35,7 +35,7 @@ struct ClusterSpec {
   /// Spine switches per plane; 0: one per leaf uplink port, ceil(leaf_nics / oversubscription).
   std::uint32_t spines = 0;
   double oversubscription = 1.0;           ///< a leaf's down to up bandwidth, >= 1 (2 is 2:1)
-  std::uint32_t planes = 1;                ///< NIC i of a host joins plane i mod P; 1 .. NICs per host
+  std::uint32_t planes = 1;                ///< NIC i of a host joins plane i mod P; a divisor of the NICs per host
   Bandwidth nic_bandwidth{400'000'000'000};  ///< per NIC and direction (--net-bandwidth)
   Time nic_latency{700'000};               ///< NIC <-> leaf link (--net-latency)
   Time switch_latency{700'000};            ///< leaf <-> spine link

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "sim/units/units.hpp"
@@ -11,8 +12,16 @@
 namespace collsim::topo {
 
 /// The memory bandwidth of GPU `model` (a topology node's "model", e.g. "A100-SXM4-80GB"), from
-/// NVIDIA's datasheets; nullopt for a model it does not know. Matching ignores case.
+/// NVIDIA's datasheets; nullopt for a model it does not know. Matching ignores case, takes a space or an
+/// underscore for a dash ("H100 PCIe" is "H100-PCIe"), skips a leading "NVIDIA " (as nvidia-smi
+/// names the GPU, e.g. "NVIDIA H100 80GB HBM3"), and takes the longest known prefix.
 std::optional<Bandwidth> gpu_memory_bandwidth(std::string_view model);
+
+/// Whether `model` names a GPU collsim knows (gpu_memory_bandwidth's matching).
+[[nodiscard]] bool known_gpu_model(std::string_view model);
+
+/// The names known_gpu_model matches (by prefix), for messages: "A100, A100-PCIe-80GB, ...".
+[[nodiscard]] std::string known_gpu_model_names();
 
 /// The rate at which a GPU of `model` reduces a received buffer into its own: a third of its
 /// memory bandwidth, since adding n bytes reads 2n bytes (both operands) and writes n. nullopt for

@@ -1,5 +1,7 @@
 #include "topologies/load_json.hpp"
 
+#include "topologies/gpu_models.hpp"
+
 #include <algorithm>
 #include <map>
 #include <vector>
@@ -159,7 +161,15 @@ Topology parse_topology_json(std::string_view text, std::string_view where, std:
     const auto t = parse_node_type(type);
     if (!t) rd.fail(path + "/type", fmt::format("found \"{}\", expected one of: {}", type, node_type_names()));
     node.type = *t;
-    if (auto it = jn.find("model"); it != jn.end()) node.model = rd.string_at(*it, path + "/model", "a non-empty string");
+    if (auto it = jn.find("model"); it != jn.end()) {
+      node.model = rd.string_at(*it, path + "/model", "a non-empty string");
+      // A GPU's model decides its default reduce rate, NVLS and NCCL's per-architecture tables: a
+      // name collsim does not know (a typo) would silently drop all three.
+      if (node.type == NodeType::Gpu && !known_gpu_model(node.model))
+        rd.fail(path + "/model", fmt::format("found \"{}\", expected a GPU model collsim knows (a name starting with one "
+                                             "of: {}; any case, \"NVIDIA \" first allowed) or no \"model\" key",
+                                             node.model, known_gpu_model_names()));
+    }
     if (auto it = jn.find("host"); it != jn.end()) node.host = rd.string_at(*it, path + "/host", "a non-empty string");
     if (auto it = jn.find("reduce_bandwidth"); it != jn.end()) {
       if (node.type != NodeType::Gpu) rd.fail(path + "/reduce_bandwidth", "only a GPU reduces; expected the key on a gpu node");

@@ -171,7 +171,7 @@ Time transfer_time(Bytes bytes, Bandwidth bw) {
   const u128 ps = (num + bw.bits_per_s - 1) / bw.bits_per_s;
   if (ps > static_cast<u128>(std::numeric_limits<std::int64_t>::max()))
     throw ClockOverflowError(fmt::format("a transfer of {} bytes at {} takes longer than the simulated clock holds "
-                                         "(2^63 ps, about 106 days)",
+                                         "(2^63 ps, about 106 days); expected a smaller size or faster links",
                                          bytes, format_bandwidth(bw)));
   return Time{static_cast<std::int64_t>(ps)};
 }

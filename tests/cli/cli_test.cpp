@@ -125,6 +125,11 @@ TEST_CASE("bad flags give one error line and exit 2", "[cli][errors]") {
   check_bad_input({"simulate", "--gpus", "4", "--fabric", "ring", "--link-latency", "5", "--size", "1M"},
                   "--link-latency");
   check_bad_input({"simulate", "--size", "1M", "--bogus"}, "--bogus");
+  // A flag typed twice: which value was meant is unknown, so it is refused in words, not CLI11's.
+  check_bad_input({"simulate", "--gpus", "8", "--gpus", "4", "--fabric", "switch", "--size", "1M"},
+                  "--gpus: given 2 times, expected once");
+  check_bad_input({"sweep", "dgx-a100", "--network", "flow", "--network", "fifo", "--network", "flow"},
+                  "--network: given 3 times, expected once");
   check_bad_input({"frobnicate"}, "frobnicate");
   check_bad_input({"explain", "--ranks", "27"}, "--ranks");
   check_bad_input({"explain", "--elements", "0"}, "--elements");
@@ -152,6 +157,9 @@ TEST_CASE("help exits 0", "[cli]") {
 TEST_CASE("overflowing the simulated clock is bad input, not an internal error", "[cli][errors]") {
   check_bad_input({"simulate", "--size", "18446744073709551615"}, "clock");
   check_bad_input({"simulate", "--gpus", "4", "--fabric", "ring", "--size", "1M", "--link-bandwidth", "1b/s"}, "clock");
+  // The size and the links' rate overflow together: the message asks for either, not only a smaller --size.
+  check_bad_input({"simulate", "--gpus", "8", "--fabric", "switch", "--size", "1G", "--link-bandwidth", "1B/s"},
+                  "expected a smaller size or faster links");
   check_bad_input({"simulate", "--gpus", "4", "--fabric", "switch", "--size", "0", "--link-latency", "1000000s"}, "clock");
 }
 

@@ -189,7 +189,17 @@ TEST_CASE("a topology file's cluster object is the flags' cluster, and every key
 
 TEST_CASE("cluster flags out of range or out of place are one-line errors", "[cluster][cli]") {
   check_bad_input({"topo", "--node", "dgx-h100", "--nodes", "2", "--fabric", "rail", "--planes", "9"},
-                  "--planes: found 9, expected 1 to 8");
+                  "--planes: found 9, expected a divisor of the 8 NICs a host of dgx-h100 has (1, 2, 4, 8)");
+  // Uneven planes are refused on both fabrics (8 NICs on 3 planes would be 3, 3 and 2), and a fat
+  // tree's message then names the planes, not --leaf-nics' default.
+  for (const char* fabric : {"rail", "fat-tree"})
+    check_bad_input({"topo", "--node", "dgx-h100", "--nodes", "2", "--fabric", fabric, "--planes", "3"},
+                    "--planes: found 3, expected a divisor of the 8 NICs");
+  // 4 NICs a plane and 6 a leaf: neither whole hosts nor equal parts; the message offers 4.
+  check_bad_input({"topo", "--node", "dgx-h100", "--nodes", "2", "--fabric", "fat-tree", "--planes", "2",
+                   "--leaf-nics", "6"},
+                  "--leaf-nics: found 6 (default 32), expected a multiple or a divisor of the 4 NICs a host has "
+                  "in a plane, e.g. --leaf-nics 4");
   check_bad_input({"topo", "--node", "dgx-h100-2node-ib400", "--nodes", "2", "--fabric", "rail"}, "--node:");
   check_bad_input({"topo", "--node", "dgx-h100", "--nodes", "2"}, "--fabric: missing");
   check_bad_input({"topo", "--node", "dgx-h100", "--fabric", "rail"}, "--nodes: missing");
@@ -203,7 +213,7 @@ TEST_CASE("cluster flags out of range or out of place are one-line errors", "[cl
   // A host's 8 NICs split 6 + 2 over two leaves would send its channels through whichever NIC shares
   // the peer's leaf: refused. A multiple (16) or a divisor (4) is fine.
   check_bad_input({"topo", "--node", "dgx-h100", "--nodes", "2", "--fabric", "fat-tree", "--leaf-nics", "12"},
-                  "--leaf-nics: found 12, expected a multiple or a divisor of the 8 NICs");
+                  "--leaf-nics: found 12 (default 32), expected a multiple or a divisor of the 8 NICs");
   check_bad_input({"topo", "--node", "dgx-h100", "--nodes", "2", "--fabric", "rail", "--oversubscription", "1e300"},
                   "--oversubscription: found");
 }

@@ -483,7 +483,9 @@ TEST_CASE("a default slice is doubled until the run fits --max-ops, --slice past
                   "--slice: 4 B cuts this 10 MiB collective into 36700160 ops");
   const auto refused = with(with({"simulate"}, base), {"--max-ops", "1000", "--slice", "1M"});
   check_bad_input(refused, "--slice: 1 MiB cuts this 1 GiB collective into 6144 ops");
-  check_bad_input(refused, "expected --slice 8 MiB or more");
+  // The refusal names the smallest slice that fits, not the doubled default: 24·ceil(256 MiB / s)
+  // <= 1000 needs ceil(268435456 / s) <= 41, s >= 268435456 / 41 = 6547206.2, so 6547207 B.
+  check_bad_input(refused, "expected --slice 6547207 B or more");
   check_bad_input({"simulate", "--size", "1M", "--max-ops", "0"}, "--max-ops");
 }
 
@@ -504,11 +506,12 @@ TEST_CASE("a pipelined algorithm's default chunk grows to fit --max-ops, --chunk
   CHECK(simulate_json({"--gpus", "4", "--fabric", "switch", "--size", "1G"})["chunk_bytes"] == 0);  // ring: none
 
   // 1 B chunks of 1 MiB: whole float32 elements, 262144 chunks of 3 ops; 1000 ops allow 333
-  // chunks, hence 4 KiB (256 chunks).
+  // chunks. The refusal names the smallest chunk that fits: 262144 elements in at most 333 chunks
+  // need 788 elements a chunk (787 give 334), 3152 B.
   const std::vector<std::string> tiny{"simulate", "--gpus", "4", "--fabric", "switch", "--collective", "broadcast",
                                       "--algorithm", "tree", "--size", "1M", "--chunk-size", "1", "--max-ops", "1000"};
   check_bad_input(tiny, "--chunk-size: 1 B cuts tree broadcast of 1 MiB into 786432 ops");
-  check_bad_input(tiny, "expected --chunk-size 4 KiB or more");
+  check_bad_input(tiny, "expected --chunk-size 3152 B or more");
 }
 
 TEST_CASE("tree all-reduce generated on demand keeps its pipeline chunk whatever the op budget", "[fidelity][budget][stream]") {

@@ -85,6 +85,7 @@ std::set<std::string> property_names(const json& object_schema) {
 json sample_value(const std::string& key, const json& prop) {
   if (key == "id" || key == "from") return "a";
   if (key == "to") return "b";
+  if (key == "model") return "H100-SXM5-80GB";  // a GPU's model must be one collsim knows
   if (prop.contains("enum")) return prop["enum"].front();
   if (prop.contains("oneOf")) {
     for (const auto& alt : prop["oneOf"])
@@ -339,7 +340,7 @@ TEST_CASE("the schema lists every key the bundled files use, and the loader acce
   const Topology t = parse(d.dump());
   CHECK(t.name() == "some-name");
   CHECK(t.description() == "some-description");
-  CHECK(t.node(0).model == "some-model");
+  CHECK(t.node(0).model == "H100-SXM5-80GB");
   CHECK(t.node(0).host == "some-host");
   CHECK(t.params().channels == 2u);
   CHECK(t.links().size() == 2);

@@ -215,9 +215,12 @@ class Topology {
 
   /// The shortest route from `from` to `to` as directed links: fewest hops, then least summed
   /// latency, ties broken by link order in the file (Boost.Graph Dijkstra with a lexicographic
-  /// weight; a direct link is taken without a search). Empty when from == to. Throws
-  /// TopologyError when `to` cannot be reached.
+  /// weight; a direct link is taken without a search, and a route that is the only best one is
+  /// found around its two ends: unique_shortest_route, topologies/route_search.hpp). Empty when
+  /// from == to. Throws TopologyError when `to` cannot be reached.
   [[nodiscard]] std::vector<LinkId> shortest_route(NodeId from, NodeId to) const;
+  /// The same by the Dijkstra alone, every time: the reference the shortcuts are tested against.
+  [[nodiscard]] std::vector<LinkId> dijkstra_route(NodeId from, NodeId to) const;
 
  private:
   struct Graph;  // the Boost.Graph view, kept out of this header

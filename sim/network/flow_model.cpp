@@ -250,8 +250,8 @@ void FlowModel::retire(Slot slot) {
   connections_[f.connection].busy = false;
 }
 
-void FlowModel::collect(Time now) {
-  // One breadth-first walk per component, from each changed resource not reached yet: the
+void FlowModel::collect(std::span<const std::uint32_t> seeds) {
+  // One breadth-first walk per component, from each seed resource not reached yet: the
   // components are solved apart (max-min splits into connected components, and a component's
   // doubles come from its own values only), so a flush of many independent changes costs the sum
   // of their components' rounds, not the rounds of all of them at once.
@@ -259,7 +259,7 @@ void FlowModel::collect(Time now) {
   component_resources_.clear();
   component_.clear();
   component_ends_.clear();
-  for (const std::uint32_t seed : changed_) {
+  for (const std::uint32_t seed : seeds) {
     if (resource_[seed].seen == stamp_) continue;
     resource_[seed].seen = stamp_;
     const std::size_t first_resource = component_resources_.size();
@@ -278,34 +278,28 @@ void FlowModel::collect(Time now) {
     }
     component_ends_.push_back(Span{static_cast<std::uint32_t>(component_resources_.size()), static_cast<std::uint32_t>(component_.size())});
   }
-  // Every slowed flow of the component sends at its class's rate since the class's last update:
-  // what it has left now is bits_left - rate * dt, the same expression, rounded at the same
-  // flushes, as when each flow was brought up to date on its own (a flow not yet slowed holds an
-  // unused value, overwritten when it is first slowed). Rounding at every flush that reaches a
-  // class, even one that keeps its rate, is part of the model's arithmetic: doing it less often
-  // moves contended times by up to 0.5 % (ends one picosecond apart reorder ties; PROFILE 3.7).
-  for (std::uint32_t gi : component_) {
-    Group& g = groups_[gi];
-    if (g.updated == now) continue;
-    const double sent = g.rate * static_cast<double>((now - g.updated).count()) * 1e-12;
-    for (double& bits : g.bits_left) bits = std::max(0.0, bits - sent);
-    g.updated = now;
-  }
 }
 
 void FlowModel::solve(Time now) {
-  // The classes connected to a change through shared resources; only their rates can move.
-  collect(now);
-  // A component whose classes all have the sizes of the last flush that solved them, and from
-  // which no class left, has the rates that flush gave (the solver is a function of the sizes):
-  // a transfer that ends while its connection's next one starts changes nothing. Its classes are
-  // still brought to `now` above, as the plain model does.
+  (void)now;
+  // Rates move only where a class changed its size since the flush that last solved it (the
+  // solver is a function of the sizes; a class that emptied counts): a transfer that ends while
+  // its connection's next one starts changes nothing. The components reached from those classes'
+  // resources are re-solved; every other component keeps its rates and is not walked at all
+  // (a slowed flow's bits are brought up to date only when its class's rate moves, take_rate).
+  // With set_always_solve every component a change reached is solved, which gives the same rates.
   ++stamp_;
+  resized_.clear();
   for (const std::uint32_t gi : touched_) {
     Group& g = groups_[gi];
     if (g.size == g.solved_size) continue;
-    for (auto r : g.route->resources) resource_[r].resized = stamp_;
+    for (auto r : g.route->resources)
+      if (resource_[r].resized != stamp_) {
+        resource_[r].resized = stamp_;
+        resized_.push_back(r);
+      }
   }
+  collect(always_solve_ ? std::span<const std::uint32_t>(changed_) : std::span<const std::uint32_t>(resized_));
   std::uint32_t first_resource = 0, first_class = 0;
   for (const Span end : component_ends_) {
     const std::span<const std::uint32_t> resources(component_resources_.data() + first_resource, end.resources - first_resource);
@@ -313,13 +307,9 @@ void FlowModel::solve(Time now) {
     first_resource = end.resources;
     first_class = end.classes;
     if (classes.empty()) continue;
-    if (!always_solve_) {
-      if (std::none_of(resources.begin(), resources.end(), [&](std::uint32_t r) { return resource_[r].resized == stamp_; }))
-        continue;
-      if (classes.size() == 1 && groups_[classes[0]].size == 1) {
-        take_rate(classes[0], alone_rate(classes[0]));
-        continue;
-      }
+    if (!always_solve_ && classes.size() == 1 && groups_[classes[0]].size == 1) {
+      take_rate(classes[0], alone_rate(classes[0]));
+      continue;
     }
     // The solver's result does not depend on the order of its classes (every flow fixed in a
     // round subtracts the same share), so the component is solved in the order it was found.
@@ -356,11 +346,25 @@ double FlowModel::alone_rate(std::uint32_t group) const {
   return static_cast<double>(groups_[group].route->bottleneck.bits_per_s);
 }
 
+void FlowModel::bring_to(Group& g, Time now) {
+  // Every slowed flow of the class sends at its rate since `updated`: one subtraction for the
+  // whole stretch, rounded once.
+  if (g.rate >= 0 && g.updated != now) {
+    const double sent = g.rate * static_cast<double>((now - g.updated).count()) * 1e-12;
+    for (double& bits : g.bits_left) bits = std::max(0.0, bits - sent);
+  }
+  g.updated = now;
+}
+
 void FlowModel::take_rate(std::uint32_t group, double rate) {
   // A new rate re-projects every flow of the class that is (or now becomes) slower than its
   // bottleneck; new flows are projected whatever the rate (their class is dirty already).
   Group& g = groups_[group];
   if (g.rate == rate) return;
+  // Its slowed flows sent at the old rate until now: what they have left is brought to `now` here,
+  // once per change of rate (SimGrid's lazy update: remaining work is settled when a rate moves,
+  // not at every event), so a component whose rates stay is never walked.
+  bring_to(g, period_now_);
   g.rate = rate;
   g.changed_at = epoch_;
   mark_dirty(group);
@@ -396,7 +400,9 @@ void FlowModel::flush(WakeQueue& queue) {
       const bool fresh = f.joined >= period_start_;
       if (!fresh && !(changed && (!f.exact || below))) continue;
       if (f.exact && below) {
-        // First slowdown: what it sent so far went at full rate; floating point from here on.
+        // First slowdown: what it sent so far went at full rate; floating point from here on. The
+        // class's other slowed flows are brought to `now` first: one `updated` holds for all.
+        bring_to(g, now);
         f.exact = false;
         g.bits_left[i] = std::max(0.0, static_cast<double>(f.bytes) * 8.0 - full * static_cast<double>((now - f.started).count()) * 1e-12);
       }

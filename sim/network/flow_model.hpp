@@ -40,7 +40,13 @@
 // route classes with a multiplicity (MaxMinSolver::add_flow_over), in O(resources + routes) per
 // round. Only the flows of classes whose rate changed are touched. A component whose classes all
 // have the sizes they had at the last flush (a transfer ended while the next one of its
-// connection started) keeps every rate, and nothing is solved. Every simulated time is the one
+// connection started) keeps every rate, and is neither solved nor walked: only the components of
+// classes that changed size are found (issue 18 item 4, SimGrid's lazy update). A slowed flow's
+// bits left are brought up to date when its class's rate moves (or a flow of its class is first
+// slowed), in one subtraction per stretch at one rate; until session 21 they were brought to every
+// flush that reached their component, whose extra roundings moved some times by 1-2 ps (docs'
+// sweeps: 5 of 102 rows, at most 6e-8 relative) and made 32 DGX H100 of all-to-all walk 14,000
+// classes at each of 2,681 flushes instead of 350 (bench/PROFILE.md section 8). Every simulated time is the one
 // the plain model gives, to the picosecond: set_always_solve (the solver at every flush, no
 // shortcut) and set_eager (one wake-up per end, every arrival through the log) are that model,
 // and tests/unit/flow_reference_test.cpp and flow_lazy_test.cpp compare with them op for op.
@@ -68,6 +74,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -184,17 +191,19 @@ class FlowModel final : public NetworkModel {
   /// Queues (into wakes_, ordered by `key`) the projected end `at` of the flow in `slot` of class
   /// `g`, or only its arrival when it may be quiet (may_skip_end).
   void project(Slot slot, Flow& f, Group& g, Time at, std::uint64_t key);
-  /// Collects in component_ the classes connected to the changed resources (breadth-first, one
-  /// component after the other, their ends in component_ends_) and brings their slowed flows'
-  /// bits_left to `now`.
-  void collect(Time now);
+  /// Collects in component_ the classes connected to the resources `seeds` (breadth-first, one
+  /// component after the other, their ends in component_ends_).
+  void collect(std::span<const std::uint32_t> seeds);
   /// The flush's one solve: re-solves the rates of every component that a change since the last
   /// flush reached (the ends it moves are projected by flush()).
   void solve(Time now);
   /// The max-min rate of `group` when it is a class of one flow of one copy and no other class shares its
   /// resources: its route's bottleneck, bits/s.
   double alone_rate(std::uint32_t group) const;
-  /// Records `rate` as `group`'s at the current flush (a changed one is projected by flush()).
+  /// Brings the bits left of `g`'s slowed flows from `updated` to `now` at the class's rate.
+  void bring_to(Group& g, Time now);
+  /// Records `rate` as `group`'s at the current flush (a changed one is projected by flush()),
+  /// bringing its slowed flows to `now` at the old rate first when it changes.
   void take_rate(std::uint32_t group, double rate);
   /// Adds `group` to dirty_ once.
   void mark_dirty(std::uint32_t group);
@@ -288,6 +297,7 @@ class FlowModel final : public NetworkModel {
   std::vector<Slot> alone_;              // flows begun alone since the last flush (begin())
   std::vector<std::uint32_t> touched_;   // classes a flow began or ended in since the last flush
   std::vector<std::uint32_t> changed_;   // their resources, once each
+  std::vector<std::uint32_t> resized_;   // solve()'s scratch: resources of the classes whose size changed
   /// A wake-up other than a projected end (an arrival), logged after change `after`.
   struct Logged {
     std::uint64_t after;

@@ -47,9 +47,16 @@ std::vector<double> MaxMinSolver::solve() const {
   return rate;
 }
 
+std::vector<double> MaxMinSolver::solve_by_rounds() const {
+  std::vector<double> rate;
+  Scratch scratch;
+  solve_rounds(rate, scratch);
+  return rate;
+}
+
 void MaxMinSolver::solve_into(std::vector<double>& rate) { solve_with(rate, scratch_); }
 
-void MaxMinSolver::solve_with(std::vector<double>& rate, Scratch& s) const {
+void MaxMinSolver::start_solve(std::vector<double>& rate, Scratch& s) const {
   const double inf = std::numeric_limits<double>::infinity();
   const std::size_t nflows = flow_offsets_.size() - 1;
   const std::size_t nres = capacity_.size();
@@ -60,17 +67,15 @@ void MaxMinSolver::solve_with(std::vector<double>& rate, Scratch& s) const {
   s.unfrozen_weight.assign(nres, 0.0);
   s.unfrozen_weighted.assign(nres, 0);
   s.fixed_weight.assign(nres, 0.0);
-  // Without sprayed flows (the usual case) every weight is 1 and none is read in the rounds.
-  const auto weight = [&](std::size_t f, std::size_t i) { return weighted_ ? flow_weights_[flow_offsets_[f] + i] : 1.0; };
   s.share.resize(nres);
-  s.bottleneck.resize(nres);
+  s.bottleneck.assign(nres, 0);
   s.active.clear();
   for (std::size_t f = 0; f < nflows; ++f) {
     if (flow(f).empty() || flow_count_[f] == 0) continue;
     s.active.push_back(static_cast<std::uint32_t>(f));
     const auto rs = flow(f);
     for (std::size_t i = 0; i < rs.size(); ++i) {
-      const double w = weight(f, i);
+      const double w = weighted_ ? flow_weights_[flow_offsets_[f] + i] : 1.0;
       if (w == 1.0) {
         s.unfrozen[rs[i]] += flow_count_[f];
       } else {
@@ -79,7 +84,122 @@ void MaxMinSolver::solve_with(std::vector<double>& rate, Scratch& s) const {
       }
     }
   }
-  // A resource with unfrozen flows, and their summed weights (weight-1 flows counted exactly).
+}
+
+void MaxMinSolver::fix(std::uint32_t f, double share, std::vector<double>& rate, Scratch& s) const {
+  rate[f] = share;
+  const auto rs = flow(f);
+  for (std::size_t i = 0; i < rs.size(); ++i) {
+    const double w = weighted_ ? flow_weights_[flow_offsets_[f] + i] : 1.0;
+    if (w == 1.0) {
+      s.unfrozen[rs[i]] -= flow_count_[f];
+      s.fixed_now[rs[i]] += flow_count_[f];
+    } else {
+      s.unfrozen_weighted[rs[i]] -= flow_count_[f];
+      s.unfrozen_weight[rs[i]] = s.unfrozen_weighted[rs[i]] == 0 ? 0.0 : s.unfrozen_weight[rs[i]] - w * flow_count_[f];
+      s.fixed_weight[rs[i]] += w * flow_count_[f];
+    }
+  }
+}
+
+bool MaxMinSolver::settle(std::uint32_t r, double share, Scratch& s) const {
+  // Every class fixed now takes `share` from each of its resources: one subtraction per flow, not
+  // left -= n * share, which rounds differently; so a class of n flows gives bit for bit what n
+  // separate flows give, in any order (every subtraction of a round is of the same share). A
+  // resource left with no unfrozen flow is never read again and is skipped.
+  const bool open = s.unfrozen[r] > 0 || s.unfrozen_weighted[r] > 0;
+  if (open) {
+    double left = s.left[r];
+    for (std::uint64_t k = 0; k < s.fixed_now[r]; ++k) left -= share;
+    if (s.fixed_weight[r] != 0.0) left = std::max(0.0, left - s.fixed_weight[r] * share);
+    s.left[r] = left;
+  }
+  s.fixed_now[r] = 0;
+  s.fixed_weight[r] = 0.0;
+  return open;
+}
+
+void MaxMinSolver::solve_with(std::vector<double>& rate, Scratch& s) const {
+  start_solve(rate, s);
+  const std::size_t nres = capacity_.size();
+  const auto open = [&](std::size_t r) { return s.unfrozen[r] > 0 || s.unfrozen_weighted[r] > 0; };
+  const auto fair = [&](std::size_t r) { return s.left[r] / (static_cast<double>(s.unfrozen[r]) + s.unfrozen_weight[r]); };
+  // Classes by resource, in class order.
+  s.by_resource_offsets.assign(nres + 1, 0);
+  for (const std::uint32_t f : s.active)
+    for (auto r : flow(f)) ++s.by_resource_offsets[r + 1];
+  for (std::size_t r = 0; r < nres; ++r) s.by_resource_offsets[r + 1] += s.by_resource_offsets[r];
+  s.by_resource.resize(s.by_resource_offsets[nres]);
+  s.touched.assign(s.by_resource_offsets.begin(), s.by_resource_offsets.end() - 1);  // fill cursors
+  for (const std::uint32_t f : s.active)
+    for (auto r : flow(f)) s.by_resource[s.touched[r]++] = f;
+  s.frozen.assign(flow_offsets_.size() - 1, 0);
+  // One heap entry per open resource at its current fair share; an entry whose share is no longer
+  // the resource's (or whose resource closed) is stale and skipped when it comes up.
+  const auto later = [](const std::pair<double, std::uint32_t>& a, const std::pair<double, std::uint32_t>& b) {
+    return a.first > b.first || (a.first == b.first && a.second > b.second);
+  };
+  s.heap.clear();
+  for (std::uint32_t r = 0; r < nres; ++r)
+    if (open(r)) s.heap.emplace_back(fair(r), r);
+  std::make_heap(s.heap.begin(), s.heap.end(), later);
+  const auto current = [&](const std::pair<double, std::uint32_t>& e) {
+    return open(e.second) && !s.bottleneck[e.second] && fair(e.second) == e.first;
+  };
+  while (!s.heap.empty()) {
+    std::pop_heap(s.heap.begin(), s.heap.end(), later);
+    const auto top = s.heap.back();
+    s.heap.pop_back();
+    if (!current(top)) continue;
+    // The round's share is the smallest fair share; every resource at it is a bottleneck (ties
+    // fixed together), as the plain rounds find them.
+    const double share = top.first;
+    s.touched.clear();
+    s.touched.push_back(top.second);
+    s.bottleneck[top.second] = 1;
+    while (!s.heap.empty() && s.heap.front().first <= share) {
+      std::pop_heap(s.heap.begin(), s.heap.end(), later);
+      const auto e = s.heap.back();
+      s.heap.pop_back();
+      if (!current(e)) continue;
+      s.bottleneck[e.second] = 1;
+      s.touched.push_back(e.second);
+    }
+    // The unfixed classes crossing a bottleneck, fixed in class order (the plain rounds' order,
+    // which the weighted counts' subtractions follow).
+    s.fixing.clear();
+    for (const std::uint32_t r : s.touched)
+      for (std::uint32_t k = s.by_resource_offsets[r]; k < s.by_resource_offsets[r + 1]; ++k) {
+        const std::uint32_t f = s.by_resource[k];
+        if (s.frozen[f]) continue;
+        s.frozen[f] = 1;
+        s.fixing.push_back(f);
+      }
+    std::sort(s.fixing.begin(), s.fixing.end());
+    for (const std::uint32_t r : s.touched) s.bottleneck[r] = 0;
+    s.touched.clear();
+    for (const std::uint32_t f : s.fixing) {
+      fix(f, share, rate, s);
+      for (auto r : flow(f))
+        if (!s.bottleneck[r]) {
+          s.bottleneck[r] = 1;  // marks "touched this round" until settled below
+          s.touched.push_back(r);
+        }
+    }
+    for (const std::uint32_t r : s.touched) {
+      s.bottleneck[r] = 0;
+      if (settle(r, share, s)) {
+        s.heap.emplace_back(fair(r), r);
+        std::push_heap(s.heap.begin(), s.heap.end(), later);
+      }
+    }
+  }
+}
+
+void MaxMinSolver::solve_rounds(std::vector<double>& rate, Scratch& s) const {
+  start_solve(rate, s);
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::size_t nres = capacity_.size();
   const auto open = [&](std::size_t r) { return s.unfrozen[r] > 0 || s.unfrozen_weighted[r] > 0; };
   const auto load = [&](std::size_t r) { return static_cast<double>(s.unfrozen[r]) + s.unfrozen_weight[r]; };
   while (!s.active.empty()) {
@@ -100,35 +220,12 @@ void MaxMinSolver::solve_with(std::vector<double>& rate, Scratch& s) const {
         s.active[kept++] = f;
         continue;
       }
-      rate[f] = share;
-      const auto rs = flow(f);
-      for (std::size_t i = 0; i < rs.size(); ++i) {
-        const double w = weight(f, i);
-        if (w == 1.0) {
-          s.unfrozen[rs[i]] -= flow_count_[f];
-          s.fixed_now[rs[i]] += flow_count_[f];
-        } else {
-          s.unfrozen_weighted[rs[i]] -= flow_count_[f];
-          s.unfrozen_weight[rs[i]] = s.unfrozen_weighted[rs[i]] == 0 ? 0.0 : s.unfrozen_weight[rs[i]] - w * flow_count_[f];
-          s.fixed_weight[rs[i]] += w * flow_count_[f];
-        }
-      }
+      fix(f, share, rate, s);
     }
     s.active.resize(kept);
-    // Every flow fixed now takes `share` from each of its resources: one subtraction per flow, not
-    // left -= n * share, which rounds differently; so a class of n flows gives bit for bit what n
-    // separate flows give, in any order (every subtraction of a round is of the same share). A
-    // resource left with no unfrozen flow is never read again and is skipped.
     for (std::size_t r = 0; r < nres; ++r) {
       if (s.fixed_now[r] == 0 && s.fixed_weight[r] == 0.0) continue;
-      if (open(r)) {
-        double left = s.left[r];
-        for (std::uint64_t k = 0; k < s.fixed_now[r]; ++k) left -= share;
-        if (s.fixed_weight[r] != 0.0) left = std::max(0.0, left - s.fixed_weight[r] * share);
-        s.left[r] = left;
-      }
-      s.fixed_now[r] = 0;
-      s.fixed_weight[r] = 0.0;
+      (void)settle(static_cast<std::uint32_t>(r), share, s);
     }
   }
 }

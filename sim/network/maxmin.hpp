@@ -40,6 +40,9 @@ class MaxMinSolver {
                               std::span<const double> weights = {});
   /// The max-min fair rate of every flow (or class), by flow index.
   [[nodiscard]] std::vector<double> solve() const;
+  /// The same by the plain rounds (each round scans every resource and every unfixed class): the
+  /// reference solve() is tested against, bit for bit.
+  [[nodiscard]] std::vector<double> solve_by_rounds() const;
   /// The same into `rate` (resized to the flow count), reusing the solver's scratch buffers.
   void solve_into(std::vector<double>& rate);
   /// Forgets every resource and flow, keeping the buffers' capacity.
@@ -58,8 +61,26 @@ class MaxMinSolver {
     std::vector<double> fixed_weight;      // summed weights of the weighted flows fixed this round
     std::vector<char> bottleneck;
     std::vector<std::uint32_t> active;     // classes not yet fixed
+    // The heap's rounds (solve_with): classes by resource (CSR), the bottleneck heap, a round's
+    // classes and the resources they touched.
+    std::vector<std::uint32_t> by_resource_offsets, by_resource;
+    std::vector<std::pair<double, std::uint32_t>> heap;  // (fair share, resource), smallest on top
+    std::vector<char> frozen;
+    std::vector<std::uint32_t> fixing, touched;
   };
+  /// Progressive filling with the bottleneck found from a heap of fair shares, refreshed only where
+  /// a round fixed classes: O((resources + crossings) log resources) instead of rounds x
+  /// (resources + classes), with every double computed as solve_by_rounds computes it.
   void solve_with(std::vector<double>& rate, Scratch& s) const;
+  /// The plain rounds.
+  void solve_rounds(std::vector<double>& rate, Scratch& s) const;
+  /// solve_with's and solve_rounds' common start: rates infinite, capacities left, unfrozen counts.
+  void start_solve(std::vector<double>& rate, Scratch& s) const;
+  /// Fixes class `f` at `share` on each of its resources' counts (one round's bookkeeping).
+  void fix(std::uint32_t f, double share, std::vector<double>& rate, Scratch& s) const;
+  /// Takes from resource `r` what the classes fixed on it this round use; returns whether it still
+  /// has unfrozen classes.
+  bool settle(std::uint32_t r, double share, Scratch& s) const;
 
   std::vector<double> capacity_;
   std::vector<std::uint32_t> flow_offsets_{0};  // CSR: flow f crosses flow_resources_[offsets[f] .. offsets[f+1])

@@ -121,6 +121,11 @@ bool MaxMinSolver::settle(std::uint32_t r, double share, Scratch& s) const {
 
 void MaxMinSolver::solve_with(std::vector<double>& rate, Scratch& s) const {
   start_solve(rate, s);
+  // A few plain rounds first: most systems (a tree's flows, a ring's) are settled in one to three,
+  // where building the heap would cost more than the scans. Their state is the heap's after as many
+  // rounds, so the heap takes over from it unchanged.
+  for (int round = 0; round < plain_rounds_ && !s.active.empty(); ++round) plain_round(rate, s);
+  if (s.active.empty()) return;
   const std::size_t nres = capacity_.size();
   const auto open = [&](std::size_t r) { return s.unfrozen[r] > 0 || s.unfrozen_weighted[r] > 0; };
   const auto fair = [&](std::size_t r) { return s.left[r] / (static_cast<double>(s.unfrozen[r]) + s.unfrozen_weight[r]); };
@@ -133,7 +138,8 @@ void MaxMinSolver::solve_with(std::vector<double>& rate, Scratch& s) const {
   s.touched.assign(s.by_resource_offsets.begin(), s.by_resource_offsets.end() - 1);  // fill cursors
   for (const std::uint32_t f : s.active)
     for (auto r : flow(f)) s.by_resource[s.touched[r]++] = f;
-  s.frozen.assign(flow_offsets_.size() - 1, 0);
+  s.frozen.assign(flow_offsets_.size() - 1, 1);
+  for (const std::uint32_t f : s.active) s.frozen[f] = 0;
   // One heap entry per open resource at its current fair share; an entry whose share is no longer
   // the resource's (or whose resource closed) is stale and skipped when it comes up.
   const auto later = [](const std::pair<double, std::uint32_t>& a, const std::pair<double, std::uint32_t>& b) {
@@ -175,7 +181,8 @@ void MaxMinSolver::solve_with(std::vector<double>& rate, Scratch& s) const {
         s.frozen[f] = 1;
         s.fixing.push_back(f);
       }
-    std::sort(s.fixing.begin(), s.fixing.end());
+    // Only weighted counts depend on the order (their subtractions round); integer counts do not.
+    if (weighted_) std::sort(s.fixing.begin(), s.fixing.end());
     for (const std::uint32_t r : s.touched) s.bottleneck[r] = 0;
     s.touched.clear();
     for (const std::uint32_t f : s.fixing) {
@@ -196,38 +203,41 @@ void MaxMinSolver::solve_with(std::vector<double>& rate, Scratch& s) const {
   }
 }
 
-void MaxMinSolver::solve_rounds(std::vector<double>& rate, Scratch& s) const {
-  start_solve(rate, s);
+void MaxMinSolver::plain_round(std::vector<double>& rate, Scratch& s) const {
   const double inf = std::numeric_limits<double>::infinity();
   const std::size_t nres = capacity_.size();
   const auto open = [&](std::size_t r) { return s.unfrozen[r] > 0 || s.unfrozen_weighted[r] > 0; };
   const auto load = [&](std::size_t r) { return static_cast<double>(s.unfrozen[r]) + s.unfrozen_weight[r]; };
-  while (!s.active.empty()) {
-    // The bottleneck: the smallest fair share among resources that still have unfrozen flows.
-    double share = inf;
-    for (std::size_t r = 0; r < nres; ++r)
-      if (open(r)) {
-        s.share[r] = s.left[r] / load(r);
-        share = std::min(share, s.share[r]);
-      }
-    // Fix every unfrozen flow that crosses a resource at that share (ties fixed together).
-    for (std::size_t r = 0; r < nres; ++r) s.bottleneck[r] = open(r) && s.share[r] <= share;
-    std::size_t kept = 0;
-    for (const std::uint32_t f : s.active) {
-      bool hit = false;
-      for (auto r : flow(f)) hit = hit || s.bottleneck[r];
-      if (!hit) {
-        s.active[kept++] = f;
-        continue;
-      }
-      fix(f, share, rate, s);
+  // The bottleneck: the smallest fair share among resources that still have unfrozen flows.
+  double share = inf;
+  for (std::size_t r = 0; r < nres; ++r)
+    if (open(r)) {
+      s.share[r] = s.left[r] / load(r);
+      share = std::min(share, s.share[r]);
     }
-    s.active.resize(kept);
-    for (std::size_t r = 0; r < nres; ++r) {
-      if (s.fixed_now[r] == 0 && s.fixed_weight[r] == 0.0) continue;
-      (void)settle(static_cast<std::uint32_t>(r), share, s);
+  // Fix every unfrozen flow that crosses a resource at that share (ties fixed together).
+  for (std::size_t r = 0; r < nres; ++r) s.bottleneck[r] = open(r) && s.share[r] <= share;
+  std::size_t kept = 0;
+  for (const std::uint32_t f : s.active) {
+    bool hit = false;
+    for (auto r : flow(f)) hit = hit || s.bottleneck[r];
+    if (!hit) {
+      s.active[kept++] = f;
+      continue;
     }
+    fix(f, share, rate, s);
   }
+  s.active.resize(kept);
+  for (std::size_t r = 0; r < nres; ++r) {
+    s.bottleneck[r] = 0;
+    if (s.fixed_now[r] == 0 && s.fixed_weight[r] == 0.0) continue;
+    (void)settle(static_cast<std::uint32_t>(r), share, s);
+  }
+}
+
+void MaxMinSolver::solve_rounds(std::vector<double>& rate, Scratch& s) const {
+  start_solve(rate, s);
+  while (!s.active.empty()) plain_round(rate, s);
 }
 
 }  // namespace collsim::net

@@ -45,6 +45,10 @@ class MaxMinSolver {
   [[nodiscard]] std::vector<double> solve_by_rounds() const;
   /// The same into `rate` (resized to the flow count), reusing the solver's scratch buffers.
   void solve_into(std::vector<double>& rate);
+  /// How many plain rounds solve() runs before its heap takes over (default 4: most systems are
+  /// settled by then, and the scans cost less than building the heap); the tests set 0 to check
+  /// the heap from the first round.
+  void set_plain_rounds(int rounds) noexcept { plain_rounds_ = rounds; }
   /// Forgets every resource and flow, keeping the buffers' capacity.
   void clear() noexcept;
 
@@ -74,6 +78,9 @@ class MaxMinSolver {
   void solve_with(std::vector<double>& rate, Scratch& s) const;
   /// The plain rounds.
   void solve_rounds(std::vector<double>& rate, Scratch& s) const;
+  /// One plain round: the smallest fair share over every open resource fixes every unfixed class
+  /// that crosses a resource at it.
+  void plain_round(std::vector<double>& rate, Scratch& s) const;
   /// solve_with's and solve_rounds' common start: rates infinite, capacities left, unfrozen counts.
   void start_solve(std::vector<double>& rate, Scratch& s) const;
   /// Fixes class `f` at `share` on each of its resources' counts (one round's bookkeeping).
@@ -88,6 +95,7 @@ class MaxMinSolver {
   std::vector<std::uint32_t> flow_count_;  // flows in each class (1 for add_flow)
   std::vector<double> flow_weights_;       // parallel to flow_resources_
   bool weighted_ = false;                  // some weight is below 1: the solver reads the weights
+  int plain_rounds_ = 4;
   Scratch scratch_;
 };
 

@@ -280,8 +280,7 @@ void FlowModel::collect(std::span<const std::uint32_t> seeds) {
   }
 }
 
-void FlowModel::solve(Time now) {
-  (void)now;
+void FlowModel::solve() {
   // Rates move only where a class changed its size since the flush that last solved it (the
   // solver is a function of the sizes; a class that emptied counts): a transfer that ends while
   // its connection's next one starts changes nothing. The components reached from those classes'
@@ -374,7 +373,7 @@ void FlowModel::flush(WakeQueue& queue) {
   const Time now = period_now_;
   // The one solve of this flush, numbered after every change and arrival since the last one.
   ++epoch_;
-  if (!changed_.empty()) solve(now);
+  if (!changed_.empty()) solve();
   wakes_.clear();
   // Flows that began alone, projected as the loop below would (exact, at their bottleneck),
   // unless a later start of this instant made their class dirty: then the loop does it.

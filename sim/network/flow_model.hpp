@@ -194,9 +194,10 @@ class FlowModel final : public NetworkModel {
   /// Collects in component_ the classes connected to the resources `seeds` (breadth-first, one
   /// component after the other, their ends in component_ends_).
   void collect(std::span<const std::uint32_t> seeds);
-  /// The flush's one solve: re-solves the rates of every component that a change since the last
-  /// flush reached (the ends it moves are projected by flush()).
-  void solve(Time now);
+  /// The flush's one solve: re-solves the rates of every component holding a class whose size
+  /// changed since the last flush (every component a change reached, with set_always_solve); the
+  /// ends it moves are projected by flush().
+  void solve();
   /// The max-min rate of `group` when it is a class of one flow of one copy and no other class shares its
   /// resources: its route's bottleneck, bits/s.
   double alone_rate(std::uint32_t group) const;

@@ -7,8 +7,12 @@
 // those flows' rates at that share; repeat until every flow is fixed (Bertsekas & Gallager, "Data
 // Networks", section 6.5.2).
 //
-// The flow model solves one small problem per contended start or end, so the solver keeps its
-// buffers between problems (clear() keeps their capacity): no allocation per event once warm.
+// The flow model solves one problem per flush where a class changed its size, so the solver keeps
+// its buffers between problems (clear() keeps their capacity): no allocation per event once warm.
+// After a few plain rounds (each a scan of every resource and class) the bottleneck comes from a
+// heap of fair shares that only the resources a round touched refresh, so a system of many levels
+// (an all-to-all through spines) costs O((resources + crossings) log resources), not rounds x
+// (resources + classes); every double is the plain rounds' (solve_by_rounds, tested bit for bit).
 // Flows that cross the same resources always get the same rate, so the model adds them as one
 // class with a multiplicity (24 channels between two GPUs are one class of 24): the rounds then
 // cost O(resources + classes), not O(flows). A class of k flows gives exactly the doubles k single

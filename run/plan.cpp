@@ -163,6 +163,12 @@ Bytes fit_within(Bytes from, Bytes largest, std::uint64_t allowed, Ops ops) {
   return fit;
 }
 
+// `bytes` rounded up to whole elements of `element_size` bytes: a suggested slice that cuts
+// between elements would make --verify replay the data as bytes.
+Bytes whole_elements(Bytes bytes, Bytes element_size) {
+  return element_size <= 1 ? bytes : (bytes + element_size - 1) / element_size * element_size;
+}
+
 // The smallest size s in [from, fit] with ops(s) <= `allowed`, where `fit` satisfies it and ops
 // does not grow with s (more bytes per chunk or slice, fewer of them): what an error suggests,
 // where fit_within's doubling (which keeps a default's power-of-two steps) may overshoot by 2x.
@@ -360,7 +366,8 @@ void apply_slicing(Plan& plan, const topo::Topology& topology) {
                                    "expected {0} {5} or more, or 0 for whole chunks",
                                    ref(Field::Slice), f.op_budget_text(allowed, true), format_size(f.slice),
                                    format_size(plan.schedule.header.size), ops(f.slice),
-                                   format_size(smallest_within(f.slice, fit, allowed, ops))));
+                                   format_size(whole_elements(smallest_within(f.slice, fit, allowed, ops),
+                                                              plan.schedule.header.element_size))));
     f.slice_source = fmt::format("{} gave {}, raised to stay within {}", f.slice_source, format_size(f.slice),
                                  f.op_budget_text(allowed));
     f.slice = fit;

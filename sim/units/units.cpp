@@ -178,16 +178,16 @@ Time transfer_time(Bytes bytes, Bandwidth bw) {
 
 Time checked_add(Time a, Time b) {
   if (b > Time{0} && a > Time::max() - b)
-    throw ClockOverflowError("the simulated time passes the clock's end (2^63 ps, about 106 days); use a smaller "
-                             "size, faster links or shorter latencies");
+    throw ClockOverflowError("the simulated time passes the clock's end (2^63 ps, about 106 days); expected a "
+                             "smaller size, faster links or shorter latencies");
   return a + b;
 }
 
 Time checked_mul(Time a, std::uint64_t n) {
   const u128 product = static_cast<u128>(a.count()) * n;
   if (product > static_cast<u128>(Time::max().count()))
-    throw ClockOverflowError("the simulated time passes the clock's end (2^63 ps, about 106 days); use a smaller "
-                             "size, faster links or shorter latencies");
+    throw ClockOverflowError("the simulated time passes the clock's end (2^63 ps, about 106 days); expected a "
+                             "smaller size, faster links or shorter latencies");
   return Time{static_cast<std::int64_t>(product)};
 }
 

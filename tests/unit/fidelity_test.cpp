@@ -484,8 +484,9 @@ TEST_CASE("a default slice is doubled until the run fits --max-ops, --slice past
   const auto refused = with(with({"simulate"}, base), {"--max-ops", "1000", "--slice", "1M"});
   check_bad_input(refused, "--slice: 1 MiB cuts this 1 GiB collective into 6144 ops");
   // The refusal names the smallest slice that fits, not the doubled default: 24·ceil(256 MiB / s)
-  // <= 1000 needs ceil(268435456 / s) <= 41, s >= 268435456 / 41 = 6547206.2, so 6547207 B.
-  check_bad_input(refused, "expected --slice 6547207 B or more");
+  // <= 1000 needs ceil(268435456 / s) <= 41, s >= 268435456 / 41 = 6547206.2, so 6547207 B,
+  // rounded up to whole float32 elements: 6547208 B.
+  check_bad_input(refused, "expected --slice 6547208 B or more");
   check_bad_input({"simulate", "--size", "1M", "--max-ops", "0"}, "--max-ops");
 }
 

@@ -75,7 +75,7 @@ void MaxMinSolver::start_solve(std::vector<double>& rate, Scratch& s) const {
     s.active.push_back(static_cast<std::uint32_t>(f));
     const auto rs = flow(f);
     for (std::size_t i = 0; i < rs.size(); ++i) {
-      const double w = weighted_ ? flow_weights_[flow_offsets_[f] + i] : 1.0;
+      const double w = weight(f, i);
       if (w == 1.0) {
         s.unfrozen[rs[i]] += flow_count_[f];
       } else {
@@ -90,7 +90,7 @@ void MaxMinSolver::fix(std::uint32_t f, double share, std::vector<double>& rate,
   rate[f] = share;
   const auto rs = flow(f);
   for (std::size_t i = 0; i < rs.size(); ++i) {
-    const double w = weighted_ ? flow_weights_[flow_offsets_[f] + i] : 1.0;
+    const double w = weight(f, i);
     if (w == 1.0) {
       s.unfrozen[rs[i]] -= flow_count_[f];
       s.fixed_now[rs[i]] += flow_count_[f];
@@ -107,7 +107,7 @@ bool MaxMinSolver::settle(std::uint32_t r, double share, Scratch& s) const {
   // left -= n * share, which rounds differently; so a class of n flows gives bit for bit what n
   // separate flows give, in any order (every subtraction of a round is of the same share). A
   // resource left with no unfrozen flow is never read again and is skipped.
-  const bool open = s.unfrozen[r] > 0 || s.unfrozen_weighted[r] > 0;
+  const bool open = s.open(r);
   if (open) {
     double left = s.left[r];
     for (std::uint64_t k = 0; k < s.fixed_now[r]; ++k) left -= share;
@@ -127,8 +127,6 @@ void MaxMinSolver::solve_with(std::vector<double>& rate, Scratch& s) const {
   for (int round = 0; round < plain_rounds_ && !s.active.empty(); ++round) plain_round(rate, s);
   if (s.active.empty()) return;
   const std::size_t nres = capacity_.size();
-  const auto open = [&](std::size_t r) { return s.unfrozen[r] > 0 || s.unfrozen_weighted[r] > 0; };
-  const auto fair = [&](std::size_t r) { return s.left[r] / (static_cast<double>(s.unfrozen[r]) + s.unfrozen_weight[r]); };
   // Classes by resource, in class order.
   s.by_resource_offsets.assign(nres + 1, 0);
   for (const std::uint32_t f : s.active)
@@ -147,10 +145,10 @@ void MaxMinSolver::solve_with(std::vector<double>& rate, Scratch& s) const {
   };
   s.heap.clear();
   for (std::uint32_t r = 0; r < nres; ++r)
-    if (open(r)) s.heap.emplace_back(fair(r), r);
+    if (s.open(r)) s.heap.emplace_back(s.fair_share(r), r);
   std::make_heap(s.heap.begin(), s.heap.end(), later);
   const auto current = [&](const std::pair<double, std::uint32_t>& e) {
-    return open(e.second) && !s.bottleneck[e.second] && fair(e.second) == e.first;
+    return s.open(e.second) && !s.bottleneck[e.second] && s.fair_share(e.second) == e.first;
   };
   while (!s.heap.empty()) {
     std::pop_heap(s.heap.begin(), s.heap.end(), later);
@@ -196,7 +194,7 @@ void MaxMinSolver::solve_with(std::vector<double>& rate, Scratch& s) const {
     for (const std::uint32_t r : s.touched) {
       s.bottleneck[r] = 0;
       if (settle(r, share, s)) {
-        s.heap.emplace_back(fair(r), r);
+        s.heap.emplace_back(s.fair_share(r), r);
         std::push_heap(s.heap.begin(), s.heap.end(), later);
       }
     }
@@ -206,17 +204,15 @@ void MaxMinSolver::solve_with(std::vector<double>& rate, Scratch& s) const {
 void MaxMinSolver::plain_round(std::vector<double>& rate, Scratch& s) const {
   const double inf = std::numeric_limits<double>::infinity();
   const std::size_t nres = capacity_.size();
-  const auto open = [&](std::size_t r) { return s.unfrozen[r] > 0 || s.unfrozen_weighted[r] > 0; };
-  const auto load = [&](std::size_t r) { return static_cast<double>(s.unfrozen[r]) + s.unfrozen_weight[r]; };
   // The bottleneck: the smallest fair share among resources that still have unfrozen flows.
   double share = inf;
   for (std::size_t r = 0; r < nres; ++r)
-    if (open(r)) {
-      s.share[r] = s.left[r] / load(r);
+    if (s.open(r)) {
+      s.share[r] = s.fair_share(r);
       share = std::min(share, s.share[r]);
     }
   // Fix every unfrozen flow that crosses a resource at that share (ties fixed together).
-  for (std::size_t r = 0; r < nres; ++r) s.bottleneck[r] = open(r) && s.share[r] <= share;
+  for (std::size_t r = 0; r < nres; ++r) s.bottleneck[r] = s.open(r) && s.share[r] <= share;
   std::size_t kept = 0;
   for (const std::uint32_t f : s.active) {
     bool hit = false;

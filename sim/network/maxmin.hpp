@@ -75,7 +75,18 @@ class MaxMinSolver {
     std::vector<std::pair<double, std::uint32_t>> heap;  // (fair share, resource), smallest on top
     std::vector<char> frozen;
     std::vector<std::uint32_t> fixing, touched;
+    /// Whether resource `r` still has unfrozen flows.
+    [[nodiscard]] bool open(std::size_t r) const { return unfrozen[r] > 0 || unfrozen_weighted[r] > 0; }
+    /// Its fair share: what is left divided by its unfrozen flows' summed weights (weight-1 flows
+    /// counted exactly).
+    [[nodiscard]] double fair_share(std::size_t r) const {
+      return left[r] / (static_cast<double>(unfrozen[r]) + unfrozen_weight[r]);
+    }
   };
+  /// The weight of class `f` on its i-th resource (1 without sprayed flows, the usual case).
+  [[nodiscard]] double weight(std::size_t f, std::size_t i) const {
+    return weighted_ ? flow_weights_[flow_offsets_[f] + i] : 1.0;
+  }
   /// Progressive filling with the bottleneck found from a heap of fair shares, refreshed only where
   /// a round fixed classes: O((resources + crossings) log resources) instead of rounds x
   /// (resources + classes), with every double computed as solve_by_rounds computes it.

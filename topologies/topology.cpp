@@ -23,8 +23,14 @@
 namespace collsim::topo {
 namespace {
 
-// Route cost: fewest hops first, then least latency.
-using Cost = std::pair<std::uint64_t, std::int64_t>;
+// Route cost: fewest hops first, then least latency, then fewest GPUs passed off the destination's
+// rail (Topology::dijkstra_route).
+struct Cost {
+  std::uint64_t hops = 0;
+  std::int64_t latency = 0;
+  std::uint64_t off_rail = 0;
+  auto operator<=>(const Cost&) const = default;
+};
 
 }  // namespace
 
@@ -61,11 +67,13 @@ Topology::Topology(std::string name, std::string description, std::vector<Node> 
   {
     std::unordered_map<std::string_view, std::uint32_t> index;  // views into nodes_, which no longer moves
     host_index_.reserve(n);
+    local_gpu_.reserve(n);
     for (const Node& node : nodes_) {
       const auto [it, added] = index.try_emplace(node.host, static_cast<std::uint32_t>(hosts_.size()));
       if (added) hosts_.emplace_back();
       host_index_.push_back(it->second);
       HostSummary& h = hosts_[it->second];
+      local_gpu_.push_back(node.type == NodeType::Gpu ? h.gpus : kNotGpu);
       if (node.type == NodeType::Gpu) ++h.gpus;
       if (node.type == NodeType::Cpu && h.cpu_vendor == CpuVendor::Unknown) h.cpu_vendor = node.vendor;
     }
@@ -272,13 +280,23 @@ std::vector<LinkId> Topology::dijkstra_route(NodeId from, NodeId to) const {
   // data goes GPU to GPU over NVLink, then on); data never comes in from a NIC or PCIe to be
   // forwarded by a GPU that is not its destination. (Routes to other nodes, a switch that reduces,
   // are not GPU-to-GPU data and keep every path.)
+  // Where routes tie, one passing a GPU at the destination's place in its host wins. A ring leaves
+  // a host by the NIC it enters the next one by (NCCL 2.30.7, src/graph/search.cc: "NET n -> GPU a
+  // -> .. -> GPU x -> NET n", rings cross NICs only where that is faster), and a PXN send goes
+  // through the GPU local to that NIC (src/graph/paths.cc, ncclTopoGetIntermediateRank). So with
+  // several planes, or several of a host's NICs on one leaf, each GPU's traffic leaves by its own
+  // rail's NIC instead of every tie taking the first NIC in link order. Within one host no GPU
+  // passed has the destination's place, so the tie-break only orders routes between hosts.
   const bool to_gpu = nodes_.at(to).type == NodeType::Gpu;
-  const Cost inf{std::numeric_limits<std::uint64_t>::max(), std::numeric_limits<std::int64_t>::max()};
+  const std::uint32_t to_local = local_gpu_.at(to);
+  const Cost inf{std::numeric_limits<std::uint64_t>::max(), std::numeric_limits<std::int64_t>::max(),
+                 std::numeric_limits<std::uint64_t>::max()};
   auto weight = boost::make_function_property_map<Graph::G::edge_descriptor, Cost>(
       [&](const Graph::G::edge_descriptor& e) {
         const Link& l = links_[edge_link[e]];
         if (to_gpu && l.to != to && !may_pass_through(nodes_[l.to].type, l.type)) return inf;
-        return Cost{1, l.latency.count()};
+        const bool off_rail = to_gpu && l.to != to && local_gpu_[l.to] != kNotGpu && local_gpu_[l.to] != to_local;
+        return Cost{1, l.latency.count(), off_rail ? 1u : 0u};
       });
   // The search stops once `to` is settled: its distance and predecessor are final then (no later
   // relaxation is strictly shorter), so the route is the full search's, without visiting the rest
@@ -301,11 +319,11 @@ std::vector<LinkId> Topology::dijkstra_route(NodeId from, NodeId to) const {
               if (a == inf || b == inf) return inf;
               // Latencies are not negative, but two of up to 2^63-1 ps overflow: the sum saturates,
               // so such a route counts as the slowest instead of wrapping to a fast one.
-              const std::int64_t latency = b.second > inf.second - a.second ? inf.second : a.second + b.second;
-              return Cost{a.first + b.first, latency};
+              const std::int64_t latency = b.latency > inf.latency - a.latency ? inf.latency : a.latency + b.latency;
+              return Cost{a.hops + b.hops, latency, a.off_rail + b.off_rail};
             })
             .distance_inf(inf)
-            .distance_zero(Cost{0, 0})
+            .distance_zero(Cost{0, 0, 0})
             .visitor(StopAt{{}, static_cast<Graph::G::vertex_descriptor>(to)}));
   } catch (const Settled&) {
   }

@@ -214,7 +214,8 @@ class Topology {
   [[nodiscard]] Bandwidth out_bandwidth(NodeId node) const;
 
   /// The shortest route from `from` to `to` as directed links: fewest hops, then least summed
-  /// latency, ties broken by link order in the file (Boost.Graph Dijkstra with a lexicographic
+  /// latency, then (between hosts) passing no GPU but the one at the destination's place in its
+  /// host (PXN's rail-matched GPU), remaining ties broken by link order in the file (Boost.Graph Dijkstra with a lexicographic
   /// weight; a direct link is taken without a search, and a route that is the only best one is
   /// found around its two ends: unique_shortest_route, topologies/route_search.hpp). Empty when
   /// from == to. Throws TopologyError when `to` cannot be reached.
@@ -232,6 +233,8 @@ class Topology {
   std::vector<std::vector<LinkId>> out_links_;  // by node, in link order
   std::vector<Bandwidth> out_bandwidth_;        // by node
   std::vector<std::uint32_t> host_index_;       // by node: its host's index in hosts_
+  static constexpr std::uint32_t kNotGpu = 0xffffffffu;
+  std::vector<std::uint32_t> local_gpu_;        // by node: a GPU's place among its host's GPUs, else kNotGpu
   std::vector<HostSummary> hosts_;              // by host, in order of first appearance
   std::unique_ptr<Graph> graph_;
   ModelParams params_;

@@ -116,6 +116,41 @@ TEST_CASE("a ring all-reduce across a 1:1 rail cluster of 4 DGX H100 is bound by
   CHECK(j["busbw_GBps"].get<double>() >= 0.95 * 8 * 50 * 0.94);
 }
 
+TEST_CASE("with planes every NIC carries its own rail's share: PXN ties go through the destination's GPU",
+          "[cluster][cli][routes]") {
+  // NCCL's ring leaves a host by the NIC it enters the next one by, sending through the GPU local to
+  // it (PXN; src/graph/search.cc and paths.cc, ncclTopoGetIntermediateRank): on 2 planes, GPU 7 of
+  // host 0 (plane 1) reaches GPU 0 of host 1 (plane 0) over NVLink to host 0's GPU 0 and out by NIC
+  // 0, one of 4 tied plane-0 routes. Each of a host's 8 NICs then carries 1/8 of what the host sends,
+  // and busbw stays at the one-plane bound 8 x 50 GB/s x 0.94 = 376 GB/s (its 5 % margin is the
+  // latencies' and the extra NVLink hop's). Taking the first NIC of a plane for every tie put 4x
+  // the traffic on it: 94 GB/s.
+  ClusterSpec spec;
+  spec.nodes = 2;
+  spec.fabric = ClusterFabric::FatTree;
+  spec.planes = 2;
+  const Topology t = collsim::topo::generate_cluster(collsim::topo::load_topology("dgx-h100"), spec);
+  const auto route = t.shortest_route(*t.find_node("n0-gpu7"), *t.find_node("n1-gpu0"));
+  std::vector<std::string> path;
+  for (auto l : route) path.push_back(t.node(t.link(l).to).id);
+  CHECK(path == std::vector<std::string>{"n0-nvswitch", "n0-gpu0", "n0-nic0", "plane0-leaf0", "n1-nic0", "n1-gpu0"});
+  CHECK(t.dijkstra_route(*t.find_node("n0-gpu7"), *t.find_node("n1-gpu0")) == route);
+
+  for (const std::string planes : {"2", "4"}) {
+    const auto j = simulate_json({"--node", "dgx-h100", "--nodes", "4", "--fabric", "fat-tree", "--planes", planes,
+                                  "--size", "1G", "--routing", "single"});
+    std::set<std::uint64_t> nic_bytes;
+    for (const auto& l : j["links"])
+      if (l["from"].get<std::string>().find("-nic") != std::string::npos) nic_bytes.insert(l["bytes"].get<std::uint64_t>());
+    // Every NIC's uplink carries the same bytes, up to the few bytes by which the ring's chunks of
+    // 1 GiB / 32 ranks / 24 channels differ (whole float32 elements).
+    REQUIRE(!nic_bytes.empty());
+    CHECK(*nic_bytes.rbegin() - *nic_bytes.begin() < 64);
+    CHECK(j["busbw_GBps"].get<double>() <= 8 * 50 * 0.94);
+    CHECK(j["busbw_GBps"].get<double>() >= 0.95 * 8 * 50 * 0.94);
+  }
+}
+
 TEST_CASE("ring across a cluster with NCCL's costs runs on demand, with the materialised ring's times and traffic",
           "[cluster][cli][stream]") {
   // 64 ranks of 1 MiB: 16 KiB parts, under the simple protocol's slice, so the run is generated on

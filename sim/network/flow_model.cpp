@@ -43,6 +43,9 @@ std::uint32_t FlowModel::connection_of(const topo::Route& route, std::uint16_t c
   if (added) {
     const auto [g, new_group] = group_index_.try_emplace(&route, static_cast<std::uint32_t>(groups_.size()));
     if (new_group) {
+      // Weighted classes (a sprayed route) are solved whole: their counts round, and levels
+      // record integer counts only.
+      if (!route.resource_share.empty()) by_levels_ = false;
       groups_.emplace_back();
       groups_.back().route = &route;
       seen_group_.push_back(0);
@@ -180,6 +183,7 @@ FlowModel::Slot FlowModel::begin(Time now, TransferId id, const topo::Route& rou
   for (auto i = pos; i < g.flows.size(); ++i) flows_[g.flows[i]].pos = static_cast<std::uint32_t>(i);
   if (alone) {
     // What a solve would record for its class.
+    forget_levels(route);
     g.rate = static_cast<double>(route.bottleneck.bits_per_s);
     g.solved_size = g.size;
     alone_.push_back(slot);
@@ -246,6 +250,7 @@ void FlowModel::retire(Slot slot) {
   // What end_if_current does for a flow that ends alone with nothing queued behind it: nothing
   // else is on its resources to speed up, and its class is empty, as a solve would record.
   leave(f.end_at, slot);
+  forget_levels(*g.route);
   g.solved_size = 0;
   connections_[f.connection].busy = false;
 }
@@ -287,6 +292,11 @@ void FlowModel::solve() {
   // resources are re-solved; every other component keeps its rates and is not walked at all
   // (a slowed flow's bits are brought up to date only when its class's rate moves, take_rate).
   // With set_always_solve every component a change reached is solved, which gives the same rates.
+  if (by_levels_) {
+    solve_levels();
+    finish_solve();
+    return;
+  }
   ++stamp_;
   resized_.clear();
   for (const std::uint32_t gi : touched_) {
@@ -326,6 +336,10 @@ void FlowModel::solve() {
     solver_.solve_into(rates_);
     for (std::size_t i = 0; i < classes.size(); ++i) take_rate(classes[i], rates_[i]);
   }
+  finish_solve();
+}
+
+void FlowModel::finish_solve() {
   for (const std::uint32_t gi : touched_) {
     Group& g = groups_[gi];
     g.touched = false;
@@ -575,6 +589,7 @@ void FlowModel::end_if_current(Time now, Slot slot, std::uint32_t version) {
     if (!always_solve_ && std::all_of(route.resources.begin(), route.resources.end(), [&](std::uint32_t r) {
           return resource_[r].classes.empty() && !resource_[r].changed;
         })) {
+      forget_levels(route);
       groups_[group].solved_size = 0;
       return;
     }

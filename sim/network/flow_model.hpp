@@ -46,7 +46,12 @@
 // slowed), in one subtraction per stretch at one rate; until session 21 they were brought to every
 // flush that reached their component, whose extra roundings moved some times by 1-2 ps (docs'
 // sweeps: 5 of 102 rows, at most 6e-8 relative) and made 32 DGX H100 of all-to-all walk 14,000
-// classes at each of 2,681 flushes instead of 350 (bench/PROFILE.md section 8). Every simulated time is the one
+// classes at each of 2,681 flushes instead of 350 (bench/PROFILE.md section 8). Within a component
+// that a size change reaches, only the classes the change can move are re-solved (session 22,
+// sim/network/flow_levels.cpp): the solver's rounds are recorded per resource as levels, and the
+// solve resumes from the lowest level the change can move, with the state the rounds below it left,
+// so a class ending at a high rate re-solves the few classes above it, not the 14,000 of the
+// component (the same doubles as the whole solve). Every simulated time is the one
 // the plain model gives, to the picosecond: set_always_solve (the solver at every flush, no
 // shortcut) and set_eager (one wake-up per end, every arrival through the log) are that model,
 // and tests/unit/flow_reference_test.cpp and flow_lazy_test.cpp compare with them op for op.
@@ -102,7 +107,10 @@ class FlowModel final : public NetworkModel {
   /// Solves every flush's changes with the max-min solver even when a changed flow shares no
   /// resource or no class changed its size, and treats an end alone on its links like any other
   /// (the shortcuts off): for the tests that both give identical times.
-  void set_always_solve(bool on) noexcept { always_solve_ = on; }
+  void set_always_solve(bool on) noexcept {
+    always_solve_ = on;
+    by_levels_ = by_levels_ && !on;
+  }
   /// Queues every projected end as a wake-up of its own, sorted by std::sort, and every arrival
   /// not due at once through the log (no shared wake-ups, no run merge, no early queuing): the
   /// plain order of work, for the tests that both give identical times and order.
@@ -114,6 +122,14 @@ class FlowModel final : public NetworkModel {
   /// a quiet flow's arrival is queued when its end is projected, not when its end would have
   /// come, so it may run before other events of its picosecond (flow_quiet_test.cpp compares).
   void set_quiet(bool on) noexcept { quiet_ = on; }
+  /// What solving by levels did so far (solve_levels): flushes that re-solved, how many of them
+  /// resumed from a level above nothing, and the classes they solved in all.
+  struct LevelStats {
+    std::uint64_t solves = 0;
+    std::uint64_t resumed = 0;
+    std::uint64_t classes = 0;
+  };
+  [[nodiscard]] const LevelStats& level_stats() const noexcept { return level_stats_; }
 
  private:
   using Slot = std::uint32_t;  // index into flows_
@@ -198,6 +214,21 @@ class FlowModel final : public NetworkModel {
   /// changed since the last flush (every component a change reached, with set_always_solve); the
   /// ends it moves are projected by flush().
   void solve();
+  /// solve() by levels (sim/network/flow_levels.cpp): re-solves from the lowest level a change of
+  /// size can move, only the classes not fixed below it and connected to the change.
+  void solve_levels();
+  /// Lowers `cut` to the smallest share, old or new, that a changed resource had in a state its
+  /// recorded levels below `cut` left it in; false where a changed resource's levels are not to be
+  /// trusted (then the change's whole component is re-solved).
+  bool lowest_cut(double& cut);
+  /// Collects in component_ the classes not fixed below `cut` (or changed) connected to the changed
+  /// resources through such classes, and in region_resources_ their resources, the changed first.
+  void collect_region(double cut);
+  /// Marks the levels of `route`'s resources untrusted: a class on them took a rate no recorded
+  /// solve gave (begin()'s alone flows, retire()).
+  void forget_levels(const topo::Route& route);
+  /// The end of every solve: touched classes' sizes recorded as solved, changes cleared.
+  void finish_solve();
   /// The max-min rate of `group` when it is a class of one flow of one copy and no other class shares its
   /// resources: its route's bottleneck, bits/s.
   double alone_rate(std::uint32_t group) const;
@@ -342,6 +373,23 @@ class FlowModel final : public NetworkModel {
   std::vector<std::uint32_t> flow_resources_;
   std::vector<double> rates_;
   MaxMinSolver solver_;
+  /// Solving by levels (solve_levels): off with set_always_solve, and for good once a route is
+  /// sprayed (weighted classes, whose counts round and are not recorded).
+  bool by_levels_ = true;
+  /// One round of the last solves that fixed flows on a resource: its share, what it left of the
+  /// resource, how many flows it fixed there. A resource's levels rise.
+  struct Level {
+    double share;
+    double left;
+    std::uint64_t fixed;
+  };
+  std::vector<std::vector<Level>> history_;     // by resource, sized on the first solve_levels
+  std::vector<char> history_ok_;                // by resource: its levels are every rate's on it
+  std::vector<std::uint64_t> solved_total_;     // by resource: flows on it at its levels' solve
+  std::vector<std::int64_t> delta_;             // by resource: solve_levels' scratch, the change of that count
+  std::vector<std::uint32_t> region_resources_;  // collect_region's; solver index -> resource
+  std::vector<MaxMinSolver::Settled> settled_;  // the solver's rounds, solve_levels' scratch
+  LevelStats level_stats_;
 };
 
 }  // namespace collsim::net

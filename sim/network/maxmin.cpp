@@ -1,6 +1,7 @@
 #include "sim/network/maxmin.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -9,6 +10,14 @@ namespace collsim::net {
 std::uint32_t MaxMinSolver::add_resource(double capacity) {
   if (!(capacity > 0)) throw std::invalid_argument("MaxMinSolver: a capacity must be positive");
   capacity_.push_back(capacity);
+  return static_cast<std::uint32_t>(capacity_.size() - 1);
+}
+
+std::uint32_t MaxMinSolver::add_resource_left(double left) {
+  // A round's subtractions may leave a hair below 0 on a resource they close; resumed there, the
+  // problem goes on from that double, as the whole solve would.
+  if (!std::isfinite(left)) throw std::invalid_argument("MaxMinSolver: what is left of a capacity must be finite");
+  capacity_.push_back(left);
   return static_cast<std::uint32_t>(capacity_.size() - 1);
 }
 
@@ -107,12 +116,15 @@ bool MaxMinSolver::settle(std::uint32_t r, double share, Scratch& s) const {
   // left -= n * share, which rounds differently; so a class of n flows gives bit for bit what n
   // separate flows give, in any order (every subtraction of a round is of the same share). A
   // resource left with no unfrozen flow is never read again and is skipped.
+  // Recorded rounds take it from a closing resource too: a resumed problem with one more flow
+  // there reads it.
   const bool open = s.open(r);
-  if (open) {
+  if (open || record_ != nullptr) {
     double left = s.left[r];
     for (std::uint64_t k = 0; k < s.fixed_now[r]; ++k) left -= share;
     if (s.fixed_weight[r] != 0.0) left = std::max(0.0, left - s.fixed_weight[r] * share);
     s.left[r] = left;
+    if (record_ != nullptr) record_->push_back(Settled{r, share, left, s.fixed_now[r]});
   }
   s.fixed_now[r] = 0;
   s.fixed_weight[r] = 0.0;

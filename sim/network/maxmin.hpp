@@ -30,6 +30,21 @@ class MaxMinSolver {
  public:
   /// Adds a resource of capacity `capacity` (> 0); returns its index.
   std::uint32_t add_resource(double capacity);
+  /// Adds a resource with `left` (finite; rounding may leave it a hair below 0) of its capacity still to give: a problem resumed part way
+  /// through its rounds (FlowModel's re-solve from a level on). Returns its index.
+  std::uint32_t add_resource_left(double left);
+  /// One round's bookkeeping on one resource, as settle() did it: the round's share, what is
+  /// left of the resource after it (taken even where the round closes the resource, as it would
+  /// be were another flow still on it) and how many flows (of weight 1) the round fixed on it.
+  struct Settled {
+    std::uint32_t resource;
+    double share;
+    double left;
+    std::uint64_t fixed;
+  };
+  /// With `out` (null: off), every solve appends one Settled per resource a round fixed flows on,
+  /// round by round in the order of the rounds (resources of one round in no set order).
+  void record_rounds(std::vector<Settled>* out) noexcept { record_ = out; }
   /// Adds a flow crossing `resources` (indices from add_resource; may be empty: such a flow is
   /// unconstrained and gets an infinite rate); returns its index.
   std::uint32_t add_flow(std::vector<std::uint32_t> resources) { return add_flow_over(resources); }
@@ -111,6 +126,7 @@ class MaxMinSolver {
   std::vector<double> flow_weights_;       // parallel to flow_resources_
   bool weighted_ = false;                  // some weight is below 1: the solver reads the weights
   int plain_rounds_ = 4;
+  std::vector<Settled>* record_ = nullptr;
   Scratch scratch_;
 };
 

@@ -67,6 +67,13 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   CLI::App* validate_cmd = add_validate(app, validate);
   CLI::App* train_cmd = add_train(app, train);
   const std::string subcommands = subcommand_list(app);
+  // A flag typed twice is refused like an option typed twice ("given 2 times, expected once"
+  // below): CLI11 takes a repeated flag silently, and a doubled --verify usually means a
+  // mistyped command line.
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    for (CLI::Option* opt : sub->get_options())
+      if (opt->get_expected_max() == 0 && opt != sub->get_help_ptr() && opt != sub->get_help_all_ptr())
+        opt->multi_option_policy(CLI::MultiOptionPolicy::Throw);
 
   // CLI11 would only say "a subcommand is required"; name what was typed instead.
   if (args.empty()) return fail(err, kExitBadInput, fmt::format("expected a subcommand: {} (see collsim --help)", subcommands));

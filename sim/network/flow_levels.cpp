@@ -16,6 +16,12 @@
 // problem that no change reached, whose rounds are the old ones. Those classes are solved from that
 // state by the same solver, which records the new rounds in turn.
 //
+// Changes in one flush far apart are re-solved apart, each from its own level: the changes that
+// share a resource form one group (their counts add up there), each group finds its level and its
+// region, and groups whose regions meet are merged at the lower level until the regions are apart.
+// Apart, they are exact: applied one after the other, the second's level and region read only
+// resources the first did not re-solve.
+//
 // The recorded levels of a resource are valid while every rate on it came from a recorded solve:
 // a class given its rate without one (begin()'s alone flows, retire()'s quiet ends) marks its
 // resources, and a change that reaches a marked resource re-solves its whole component from
@@ -27,63 +33,104 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <numeric>
 
 namespace collsim::net {
+namespace {
+constexpr double kWhole = -std::numeric_limits<double>::infinity();  // a cut below every level: solve whole
+}  // namespace
 
 void FlowModel::forget_levels(const topo::Route& route) {
   if (history_ok_.empty()) return;
   for (auto r : route.resources) history_ok_[r] = 0;
 }
 
-bool FlowModel::lowest_cut(double& cut) {
-  // The smallest share, old or new, of each changed resource in every state its levels record
-  // below `cut` (the state before a level holds until that level's round).
-  for (const std::uint32_t r : resized_) {
-    if (!history_ok_[r]) return false;
-    const auto& levels = history_[r];
-    const std::int64_t old_total = static_cast<std::int64_t>(solved_total_[r]);
-    const std::int64_t new_total = old_total + delta_[r];
-    double left = static_cast<double>(topology_.link(r).bandwidth.bits_per_s);
-    std::int64_t fixed = 0;
-    for (std::size_t i = 0;; ++i) {
-      const std::int64_t old_open = old_total - fixed, new_open = new_total - fixed;
-      if (old_open < 0 || new_open < 0) return false;  // levels that do not add up: never trusted
-      // The solver's fair share, the same double (MaxMinSolver::Scratch::fair_share).
-      if (old_open > 0) cut = std::min(cut, left / (static_cast<double>(old_open) + 0.0));
-      if (new_open > 0) cut = std::min(cut, left / (static_cast<double>(new_open) + 0.0));
-      if (i == levels.size() || levels[i].share >= cut) break;
-      left = levels[i].left;
-      fixed += static_cast<std::int64_t>(levels[i].fixed);
-    }
+bool FlowModel::lowest_cut(std::uint32_t r, double& cut) const {
+  // Every state the levels record below `cut` holds from its level until the next one's round.
+  if (!history_ok_[r]) return false;
+  const auto& levels = history_[r];
+  const std::int64_t old_total = static_cast<std::int64_t>(solved_total_[r]);
+  const std::int64_t new_total = old_total + delta_[r];
+  double left = static_cast<double>(topology_.link(r).bandwidth.bits_per_s);
+  std::int64_t fixed = 0;
+  for (std::size_t i = 0;; ++i) {
+    const std::int64_t old_open = old_total - fixed, new_open = new_total - fixed;
+    if (old_open < 0 || new_open < 0) return false;  // levels that do not add up: never trusted
+    // The solver's fair share, the same double (MaxMinSolver::Scratch::fair_share).
+    if (old_open > 0) cut = std::min(cut, left / (static_cast<double>(old_open) + 0.0));
+    if (new_open > 0) cut = std::min(cut, left / (static_cast<double>(new_open) + 0.0));
+    if (i == levels.size() || levels[i].share >= cut) break;
+    left = levels[i].left;
+    fixed += static_cast<std::int64_t>(levels[i].fixed);
   }
   return true;
 }
 
-void FlowModel::collect_region(double cut) {
-  // The classes not fixed below `cut` (or changed), reached from the changed resources through such
-  // classes, and their resources.
-  ++stamp_;
-  region_resources_.clear();
-  component_.clear();
-  for (const std::uint32_t r : resized_) {
-    if (resource_[r].seen == stamp_) continue;
-    resource_[r].seen = stamp_;
-    region_resources_.push_back(r);
+void FlowModel::join_regions(std::uint32_t a, std::uint32_t b) {
+  a = region_root(a);
+  b = region_root(b);
+  if (a == b) return;
+  if (b < a) std::swap(a, b);
+  regions_[b].parent = a;
+  regions_[a].cut = std::min(regions_[a].cut, regions_[b].cut);
+  regions_[a].seeds.insert(regions_[a].seeds.end(), regions_[b].seeds.begin(), regions_[b].seeds.end());
+  regions_[b].seeds.clear();
+}
+
+std::uint32_t FlowModel::region_root(std::uint32_t g) {
+  while (regions_[g].parent != g) {
+    regions_[g].parent = regions_[regions_[g].parent].parent;
+    g = regions_[g].parent;
   }
-  for (std::size_t i = 0; i < region_resources_.size(); ++i) {
-    for (const std::uint32_t gi : resource_[region_resources_[i]].classes) {
+  return g;
+}
+
+bool FlowModel::walk_region(std::uint32_t region) {
+  // Breadth-first from the region's changed resources through the classes not fixed below its
+  // level (or changed). Meeting a resource another region walked, or another region's change,
+  // joins the two (at the lower level); a resource whose levels are not to be trusted drops the
+  // level (the whole component). Either way the walks are done again; false then.
+  Region& me = regions_[region];
+  me.resources.clear();
+  me.classes.clear();
+  walk_.clear();
+  bool apart = true;
+  const auto reach = [&](std::uint32_t r) {
+    ResourceState& state = resource_[r];
+    if (state.seen == stamp_) {
+      if (owner_[r] != region) {
+        join_.emplace_back(region, owner_[r]);
+        apart = false;
+      }
+      return;
+    }
+    if (state.resized == resized_stamp_ && region_root(seed_region_[r]) != region) {
+      join_.emplace_back(region, region_root(seed_region_[r]));
+      apart = false;
+      return;
+    }
+    state.seen = stamp_;
+    owner_[r] = region;
+    me.resources.push_back(r);
+    walk_.push_back(r);
+  };
+  for (const std::uint32_t r : me.seeds) reach(r);
+  for (std::size_t i = 0; i < walk_.size(); ++i) {
+    const std::uint32_t r = walk_[i];
+    if (me.cut != kWhole && !history_ok_[r]) {
+      me.cut = kWhole;
+      return false;
+    }
+    for (const std::uint32_t gi : resource_[r].classes) {
       if (seen_group_[gi] == stamp_) continue;
       const Group& g = groups_[gi];
-      if (!(g.size != g.solved_size || g.rate >= cut)) continue;
+      if (!(g.size != g.solved_size || g.rate >= me.cut)) continue;
       seen_group_[gi] = stamp_;
-      component_.push_back(gi);
-      for (auto r : g.route->resources)
-        if (resource_[r].seen != stamp_) {
-          resource_[r].seen = stamp_;
-          region_resources_.push_back(r);
-        }
+      me.classes.push_back(gi);
+      for (auto r2 : g.route->resources) reach(r2);
     }
   }
+  return apart;
 }
 
 void FlowModel::solve_levels() {
@@ -92,80 +139,114 @@ void FlowModel::solve_levels() {
     history_ok_.assign(resource_.size(), 0);
     solved_total_.assign(resource_.size(), 0);
     delta_.assign(resource_.size(), 0);
+    owner_.assign(resource_.size(), 0);
+    seed_region_.assign(resource_.size(), 0);
   }
-  // The changed classes' resources and the change of each one's flow count.
+  // The changed classes, grouped where they share a resource, and the change of each resource's
+  // flow count.
   ++stamp_;
+  resized_stamp_ = stamp_;
   resized_.clear();
-  double cut = std::numeric_limits<double>::infinity();
+  regions_.clear();
   for (const std::uint32_t gi : touched_) {
     const Group& g = groups_[gi];
     if (g.size == g.solved_size) continue;
-    if (g.solved_size > 0) cut = std::min(cut, g.rate);
+    const auto region = static_cast<std::uint32_t>(regions_.size());
+    regions_.emplace_back();
+    regions_.back().parent = region;
+    regions_.back().cut = g.solved_size > 0 ? g.rate : std::numeric_limits<double>::infinity();
     for (auto r : g.route->resources) {
       if (resource_[r].resized != stamp_) {
         resource_[r].resized = stamp_;
         resized_.push_back(r);
         delta_[r] = 0;
+        seed_region_[r] = region;
+      } else {
+        join_regions(seed_region_[r], region);
       }
       delta_[r] += static_cast<std::int64_t>(g.size) - static_cast<std::int64_t>(g.solved_size);
     }
   }
   if (resized_.empty()) return;
-  const std::uint32_t resized_stamp = stamp_;  // collect_region stamps anew
-  const double none = -std::numeric_limits<double>::infinity();
-  if (!lowest_cut(cut)) cut = none;
-  collect_region(cut);
-  if (cut != none) {
-    bool trusted = true;
-    for (const std::uint32_t r : region_resources_) trusted = trusted && history_ok_[r];
-    if (!trusted) {
-      cut = none;
-      collect_region(cut);
+  // Each group's level: the lowest its changed resources' levels allow.
+  for (const std::uint32_t r : resized_) {
+    Region& region = regions_[region_root(seed_region_[r])];
+    region.seeds.push_back(r);
+    if (region.cut != kWhole && !lowest_cut(r, region.cut)) region.cut = kWhole;
+  }
+  // Walk every group until the walks are apart (each pass joins every pair that met).
+  // Walk every group; where walks met (or one dropped its level), those regions let go of what
+  // they reached, join, and walk again, until the walks are apart. Regions apart keep their walk.
+  ++stamp_;
+  redo_.clear();
+  for (std::uint32_t i = 0; i < regions_.size(); ++i)
+    if (regions_[i].parent == i) redo_.push_back(i);
+  while (!redo_.empty()) {
+    join_.clear();
+    failed_.clear();
+    for (const std::uint32_t i : redo_)
+      if (regions_[i].parent == i && !walk_region(i)) failed_.push_back(i);
+    for (const auto& [x, y] : join_) failed_.push_back(y);
+    for (const std::uint32_t i : failed_) {
+      for (const std::uint32_t r : regions_[i].resources) resource_[r].seen = 0;
+      for (const std::uint32_t gi : regions_[i].classes) seen_group_[gi] = 0;
+      regions_[i].resources.clear();
+      regions_[i].classes.clear();
     }
+    for (const auto& [x, y] : join_) join_regions(x, y);
+    redo_.clear();
+    for (const std::uint32_t i : failed_) redo_.push_back(region_root(i));
+    std::sort(redo_.begin(), redo_.end());
+    redo_.erase(std::unique(redo_.begin(), redo_.end()), redo_.end());
   }
 
-  ++level_stats_.solves;
-  level_stats_.resumed += cut != none;
-  level_stats_.classes += component_.size();
-  // The resumed problem: each resource with what its levels below `cut` left of it.
-  solver_.clear();
-  for (const std::uint32_t r : region_resources_) {
-    auto& levels = history_[r];
-    const auto keep = cut == none ? levels.begin()
-                                  : std::lower_bound(levels.begin(), levels.end(), cut,
-                                                     [](const Level& l, double c) { return l.share < c; });
-    levels.erase(keep, levels.end());
-    const double left = levels.empty() ? static_cast<double>(topology_.link(r).bandwidth.bits_per_s) : levels.back().left;
-    resource_[r].solver_index = solver_.add_resource_left(left);
-    if (cut == none) {
-      std::uint64_t total = 0;
-      for (const std::uint32_t gi : resource_[r].classes) total += groups_[gi].size;
-      solved_total_[r] = total;
-      history_ok_[r] = 1;
-    } else if (resource_[r].resized == resized_stamp) {
-      solved_total_[r] = static_cast<std::uint64_t>(static_cast<std::int64_t>(solved_total_[r]) + delta_[r]);
+  for (std::uint32_t i = 0; i < regions_.size(); ++i) {
+    if (regions_[i].parent != i) continue;
+    const Region& region = regions_[i];
+    const double cut = region.cut;
+    ++level_stats_.solves;
+    level_stats_.resumed += cut != kWhole;
+    level_stats_.classes += region.classes.size();
+    // The resumed problem: each resource with what its levels below `cut` left of it.
+    solver_.clear();
+    for (const std::uint32_t r : region.resources) {
+      auto& levels = history_[r];
+      const auto keep = cut == kWhole ? levels.begin()
+                                     : std::lower_bound(levels.begin(), levels.end(), cut,
+                                                        [](const Level& l, double c) { return l.share < c; });
+      levels.erase(keep, levels.end());
+      const double left = levels.empty() ? static_cast<double>(topology_.link(r).bandwidth.bits_per_s) : levels.back().left;
+      resource_[r].solver_index = solver_.add_resource_left(left);
+      if (cut == kWhole) {
+        std::uint64_t total = 0;
+        for (const std::uint32_t gi : resource_[r].classes) total += groups_[gi].size;
+        solved_total_[r] = total;
+        history_ok_[r] = 1;
+      } else if (resource_[r].resized == resized_stamp_) {
+        solved_total_[r] = static_cast<std::uint64_t>(static_cast<std::int64_t>(solved_total_[r]) + delta_[r]);
+      }
     }
+    for (const std::uint32_t gi : region.classes) {
+      flow_resources_.clear();
+      for (auto r : groups_[gi].route->resources) flow_resources_.push_back(resource_[r].solver_index);
+      solver_.add_flow_over(flow_resources_, groups_[gi].size);
+    }
+    settled_.clear();
+    solver_.record_rounds(&settled_);
+    solver_.solve_into(rates_);
+    solver_.record_rounds(nullptr);
+    for (std::size_t k = 0; k < region.classes.size(); ++k) take_rate(region.classes[k], rates_[k]);
+    // The new rounds, appended to their resources' levels; shares that do not rise leave levels
+    // that cannot be cut by share, so the region is re-solved from nothing at its next change.
+    bool rising = true;
+    for (std::size_t k = 0; k < settled_.size(); ++k) {
+      if (k > 0 && settled_[k].share < settled_[k - 1].share) rising = false;
+      const std::uint32_t r = region.resources[settled_[k].resource];
+      history_[r].push_back(Level{settled_[k].share, settled_[k].left, settled_[k].fixed});
+    }
+    if (!rising)
+      for (const std::uint32_t r : region.resources) history_ok_[r] = 0;
   }
-  for (const std::uint32_t gi : component_) {
-    flow_resources_.clear();
-    for (auto r : groups_[gi].route->resources) flow_resources_.push_back(resource_[r].solver_index);
-    solver_.add_flow_over(flow_resources_, groups_[gi].size);
-  }
-  settled_.clear();
-  solver_.record_rounds(&settled_);
-  solver_.solve_into(rates_);
-  solver_.record_rounds(nullptr);
-  for (std::size_t i = 0; i < component_.size(); ++i) take_rate(component_[i], rates_[i]);
-  // The new rounds, appended to their resources' levels; shares that do not rise leave levels that
-  // cannot be cut by share, so the region is re-solved from nothing at its next change.
-  bool rising = true;
-  for (std::size_t i = 0; i < settled_.size(); ++i) {
-    if (i > 0 && settled_[i].share < settled_[i - 1].share) rising = false;
-    const std::uint32_t r = region_resources_[settled_[i].resource];
-    history_[r].push_back(Level{settled_[i].share, settled_[i].left, settled_[i].fixed});
-  }
-  if (!rising)
-    for (const std::uint32_t r : region_resources_) history_ok_[r] = 0;
 }
 
 }  // namespace collsim::net

@@ -217,13 +217,18 @@ class FlowModel final : public NetworkModel {
   /// solve() by levels (sim/network/flow_levels.cpp): re-solves from the lowest level a change of
   /// size can move, only the classes not fixed below it and connected to the change.
   void solve_levels();
-  /// Lowers `cut` to the smallest share, old or new, that a changed resource had in a state its
-  /// recorded levels below `cut` left it in; false where a changed resource's levels are not to be
-  /// trusted (then the change's whole component is re-solved).
-  bool lowest_cut(double& cut);
-  /// Collects in component_ the classes not fixed below `cut` (or changed) connected to the changed
-  /// resources through such classes, and in region_resources_ their resources, the changed first.
-  void collect_region(double cut);
+  /// Lowers `cut` to the smallest share, old or new, that changed resource `r` had in a state its
+  /// recorded levels below `cut` left it in; false where its levels are not to be trusted (then
+  /// the change's whole component is re-solved).
+  bool lowest_cut(std::uint32_t r, double& cut) const;
+  /// The region a union-find of regions_ puts `region` in.
+  std::uint32_t region_root(std::uint32_t region);
+  /// Joins the regions of `a` and `b` at the lower of their levels, with both's changes.
+  void join_regions(std::uint32_t a, std::uint32_t b);
+  /// Walks `region` (a root) from its changed resources through the classes not fixed below its
+  /// level (or changed) into its resources and classes; false where it met another region (the
+  /// pair is put in join_) or a resource whose levels are not to be trusted (its level dropped).
+  bool walk_region(std::uint32_t region);
   /// Marks the levels of `route`'s resources untrusted: a class on them took a rate no recorded
   /// solve gave (begin()'s alone flows, retire()).
   void forget_levels(const topo::Route& route);
@@ -387,7 +392,21 @@ class FlowModel final : public NetworkModel {
   std::vector<char> history_ok_;                // by resource: its levels are every rate's on it
   std::vector<std::uint64_t> solved_total_;     // by resource: flows on it at its levels' solve
   std::vector<std::int64_t> delta_;             // by resource: solve_levels' scratch, the change of that count
-  std::vector<std::uint32_t> region_resources_;  // collect_region's; solver index -> resource
+  /// A group of changes of one flush and what they re-solve (solve_levels).
+  struct Region {
+    std::uint32_t parent = 0;             // union-find
+    double cut = 0;                       // the level it is re-solved from
+    std::vector<std::uint32_t> seeds;     // its changed resources
+    std::vector<std::uint32_t> resources; // what it re-solves; solver index -> resource
+    std::vector<std::uint32_t> classes;
+  };
+  std::vector<Region> regions_;
+  std::vector<std::uint32_t> owner_;        // by resource: the region whose walk reached it (while `seen` is this pass's)
+  std::vector<std::uint32_t> seed_region_;  // by resource: the region of its change (while `resized` is resized_stamp_)
+  std::uint32_t resized_stamp_ = 0;
+  std::vector<std::uint32_t> walk_;         // walk_region's queue
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> join_;  // regions whose walks met in a pass
+  std::vector<std::uint32_t> redo_, failed_;                    // regions to walk (again), to let go
   std::vector<MaxMinSolver::Settled> settled_;  // the solver's rounds, solve_levels' scratch
   LevelStats level_stats_;
 };

@@ -128,6 +128,9 @@ TEST_CASE("bad flags give one error line and exit 2", "[cli][errors]") {
   // A flag typed twice: which value was meant is unknown, so it is refused in words, not CLI11's.
   check_bad_input({"simulate", "--gpus", "8", "--gpus", "4", "--fabric", "switch", "--size", "1M"},
                   "--gpus: given 2 times, expected once");
+  // The same for a flag without a value (CLI11 would take `--verify --verify` silently).
+  check_bad_input({"simulate", "--size", "1M", "--verify", "--verify"}, "--verify: given 2 times, expected once");
+  check_bad_input({"topo", "dgx-a100", "--dot", "--dot"}, "--dot: given 2 times, expected once");
   check_bad_input({"sweep", "dgx-a100", "--network", "flow", "--network", "fifo", "--network", "flow"},
                   "--network: given 3 times, expected once");
   check_bad_input({"frobnicate"}, "frobnicate");

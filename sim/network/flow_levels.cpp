@@ -147,14 +147,18 @@ void FlowModel::solve_levels() {
   ++stamp_;
   resized_stamp_ = stamp_;
   resized_.clear();
-  regions_.clear();
+  regions_used_ = 0;  // regions_ keeps its elements' buffers from flush to flush
   for (const std::uint32_t gi : touched_) {
     const Group& g = groups_[gi];
     if (g.size == g.solved_size) continue;
-    const auto region = static_cast<std::uint32_t>(regions_.size());
-    regions_.emplace_back();
-    regions_.back().parent = region;
-    regions_.back().cut = g.solved_size > 0 ? g.rate : std::numeric_limits<double>::infinity();
+    const auto region = regions_used_++;
+    if (region == regions_.size()) regions_.emplace_back();
+    Region& fresh = regions_[region];
+    fresh.parent = region;
+    fresh.cut = g.solved_size > 0 ? g.rate : std::numeric_limits<double>::infinity();
+    fresh.seeds.clear();
+    fresh.resources.clear();
+    fresh.classes.clear();
     for (auto r : g.route->resources) {
       if (resource_[r].resized != stamp_) {
         resource_[r].resized = stamp_;
@@ -179,7 +183,7 @@ void FlowModel::solve_levels() {
   // they reached, join, and walk again, until the walks are apart. Regions apart keep their walk.
   ++stamp_;
   redo_.clear();
-  for (std::uint32_t i = 0; i < regions_.size(); ++i)
+  for (std::uint32_t i = 0; i < regions_used_; ++i)
     if (regions_[i].parent == i) redo_.push_back(i);
   while (!redo_.empty()) {
     join_.clear();
@@ -200,7 +204,7 @@ void FlowModel::solve_levels() {
     redo_.erase(std::unique(redo_.begin(), redo_.end()), redo_.end());
   }
 
-  for (std::uint32_t i = 0; i < regions_.size(); ++i) {
+  for (std::uint32_t i = 0; i < regions_used_; ++i) {
     if (regions_[i].parent != i) continue;
     const Region& region = regions_[i];
     const double cut = region.cut;

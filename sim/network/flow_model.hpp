@@ -400,7 +400,8 @@ class FlowModel final : public NetworkModel {
     std::vector<std::uint32_t> resources; // what it re-solves; solver index -> resource
     std::vector<std::uint32_t> classes;
   };
-  std::vector<Region> regions_;
+  std::vector<Region> regions_;       // the first regions_used_ are this flush's
+  std::uint32_t regions_used_ = 0;
   std::vector<std::uint32_t> owner_;        // by resource: the region whose walk reached it (while `seen` is this pass's)
   std::vector<std::uint32_t> seed_region_;  // by resource: the region of its change (while `resized` is resized_stamp_)
   std::uint32_t resized_stamp_ = 0;

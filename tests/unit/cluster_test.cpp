@@ -36,6 +36,13 @@ std::size_t count_links(const Topology& t, LinkType type) {
   return n / 2;  // each file link is two directed links
 }
 
+// The nodes Topology::shortest_route passes from node `from` to node `to`, by id, `to` last.
+std::vector<std::string> route_path(const Topology& t, const std::string& from, const std::string& to) {
+  std::vector<std::string> path;
+  for (auto l : t.shortest_route(*t.find_node(from), *t.find_node(to))) path.push_back(t.node(t.link(l).to).id);
+  return path;
+}
+
 std::size_t count_nodes(const Topology& t, NodeType type) {
   std::size_t n = 0;
   for (const auto& node : t.nodes()) n += node.type == type;
@@ -130,11 +137,10 @@ TEST_CASE("with planes every NIC carries its own rail's share: PXN ties go throu
   spec.fabric = ClusterFabric::FatTree;
   spec.planes = 2;
   const Topology t = collsim::topo::generate_cluster(collsim::topo::load_topology("dgx-h100"), spec);
-  const auto route = t.shortest_route(*t.find_node("n0-gpu7"), *t.find_node("n1-gpu0"));
-  std::vector<std::string> path;
-  for (auto l : route) path.push_back(t.node(t.link(l).to).id);
-  CHECK(path == std::vector<std::string>{"n0-nvswitch", "n0-gpu0", "n0-nic0", "plane0-leaf0", "n1-nic0", "n1-gpu0"});
-  CHECK(t.dijkstra_route(*t.find_node("n0-gpu7"), *t.find_node("n1-gpu0")) == route);
+  CHECK(route_path(t, "n0-gpu7", "n1-gpu0") ==
+        std::vector<std::string>{"n0-nvswitch", "n0-gpu0", "n0-nic0", "plane0-leaf0", "n1-nic0", "n1-gpu0"});
+  CHECK(t.dijkstra_route(*t.find_node("n0-gpu7"), *t.find_node("n1-gpu0")) ==
+        t.shortest_route(*t.find_node("n0-gpu7"), *t.find_node("n1-gpu0")));
 
   for (const std::string planes : {"2", "4"}) {
     const auto j = simulate_json({"--node", "dgx-h100", "--nodes", "4", "--fabric", "fat-tree", "--planes", planes,
@@ -280,9 +286,7 @@ TEST_CASE("a crossing between rails goes over NVLink first (PXN), never into a G
   spec.nodes = 2;
   spec.fabric = ClusterFabric::Rail;
   const Topology t = collsim::topo::generate_cluster(collsim::topo::load_topology("dgx-h100"), spec);
-  const auto route = t.shortest_route(*t.find_node("n0-gpu7"), *t.find_node("n1-gpu0"));
-  std::vector<std::string> path;
-  for (auto l : route) path.push_back(t.node(t.link(l).to).id);
-  CHECK(path == std::vector<std::string>{"n0-nvswitch", "n0-gpu0", "n0-nic0", "rail0-leaf0", "n1-nic0", "n1-gpu0"});
+  CHECK(route_path(t, "n0-gpu7", "n1-gpu0") ==
+        std::vector<std::string>{"n0-nvswitch", "n0-gpu0", "n0-nic0", "rail0-leaf0", "n1-nic0", "n1-gpu0"});
 }
 }  // namespace cluster_test

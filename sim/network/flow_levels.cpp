@@ -23,8 +23,8 @@
 // resources the first did not re-solve.
 //
 // The recorded levels of a resource are valid while every rate on it came from a recorded solve:
-// a class given its rate without one (begin()'s alone flows, retire()'s quiet ends) marks its
-// resources, and a change that reaches a marked resource re-solves its whole component from
+// a class given its rate without one (begin()'s alone flows, a flow that ends alone, retire()'s
+// quiet ends) marks its resources, and a change that reaches a marked resource re-solves its whole component from
 // nothing. So does a solve whose rounds' shares were not rising (a rounding may make a round's
 // share a hair below the one before; then "the rounds below `cut`" is not a prefix), which marks
 // every resource it solved.
@@ -33,7 +33,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <numeric>
 
 namespace collsim::net {
 namespace {
@@ -178,7 +177,6 @@ void FlowModel::solve_levels() {
     region.seeds.push_back(r);
     if (region.cut != kWhole && !lowest_cut(r, region.cut)) region.cut = kWhole;
   }
-  // Walk every group until the walks are apart (each pass joins every pair that met).
   // Walk every group; where walks met (or one dropped its level), those regions let go of what
   // they reached, join, and walk again, until the walks are apart. Regions apart keep their walk.
   ++stamp_;

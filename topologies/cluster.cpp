@@ -179,8 +179,23 @@ Topology generate_cluster(const Topology& machine, const ClusterSpec& spec) {
       spec.fabric == ClusterFabric::Rail ? " (rail-optimized: NIC i of every host on rail i's leaves)" : "",
       spec.planes, spec.planes == 1 ? "" : "s", format_bandwidth(Bandwidth{uplink_bits}), spec.oversubscription,
       format_time(spec.switch_latency), machine.name());
-  Topology cluster(fmt::format("{}-{}node-{}", machine.name(), spec.nodes, kClusterFabricNames.name(spec.fabric)),
-                   std::move(description), std::move(nodes), std::move(links), "generated cluster");
+  // With several planes a GPU reaches another plane's NICs only through a GPU of its host that it
+  // enters over NVLink (PXN); a machine without NVLink between them (an L40S box) leaves GPUs of
+  // two planes with no route, which the constructor finds: said in terms of the flag that did it.
+  const auto build = [&] {
+    return Topology(fmt::format("{}-{}node-{}", machine.name(), spec.nodes, kClusterFabricNames.name(spec.fabric)),
+                    std::move(description), std::move(nodes), std::move(links), "generated cluster");
+  };
+  Topology cluster = spec.planes == 1 ? build() : [&] {
+    try {
+      return build();
+    } catch (const TopologyError& e) {
+      throw TopologyError(fmt::format("--planes: found {}, expected 1 for {}, whose GPUs do not all reach each other "
+                                      "over NVLink (a route to another plane's NIC passes a GPU of the host, as "
+                                      "NCCL's PXN does): {}",
+                                      spec.planes, machine.name(), e.what()));
+    }
+  }();
   ModelParams params = machine.params();
   if (!params.empty() && !params.link_efficiency[static_cast<std::size_t>(LinkClass::Network)])
     params.link_efficiency[static_cast<std::size_t>(LinkClass::Network)] = kNetworkEfficiency;

@@ -274,6 +274,14 @@ TEST_CASE("a cluster file names its machine beside it, and one that is a cluster
   const std::string planes = collsim::testing::temp_file(
       "planes9.json", R"({"cluster": {"node": "dgx-h100", "nodes": 2, "fabric": "rail", "planes": 9}})");
   CHECK_THROWS_WITH(collsim::topo::load_topology(planes), Contains("/cluster/planes: found 9"));
+  // An L40S box has no NVLink, so a GPU cannot reach another plane's NIC through a GPU of its host
+  // (PXN): with 2 planes GPUs on different planes of two hosts have no route, said of --planes.
+  ClusterSpec two_planes;
+  two_planes.nodes = 2;
+  two_planes.fabric = ClusterFabric::Rail;
+  two_planes.planes = 2;
+  CHECK_THROWS_WITH(collsim::topo::generate_cluster(collsim::topo::load_topology("l40s-pcie"), two_planes),
+                    Catch::StartsWith("--planes: found 2, expected 1 for l40s-pcie") && Contains("cannot reach"));
 }
 
 TEST_CASE("a crossing between rails goes over NVLink first (PXN), never into a GPU from its NIC", "[cluster][routes]") {

@@ -19,7 +19,9 @@ namespace collsim::topo {
 /// links between two non-GPU nodes) form components; a link it may cross and go on one way only
 /// (a GPU's PCIe link to a switch) is a one-way step out of a component; GPU b is reached from a set of components when it holds b's
 /// component or a node with a link into b. One search per distinct source component, which stops
-/// early at a component next to every GPU (the fabric of a cluster).
+/// early at a component next to every GPU (the fabric of a cluster); the GPUs that the other
+/// components a search reached do not enter are found once per such set of components (the hosts
+/// of a cluster of several planes all reach the same plane networks).
 [[nodiscard]] std::optional<std::pair<NodeId, NodeId>> unroutable_gpu_pair(std::span<const Node> nodes,
                                                                             std::span<const Link> links);
 

@@ -111,7 +111,6 @@ std::optional<std::pair<NodeId, NodeId>> unroutable_gpu_pair(std::span<const Nod
       }
       return missed;
     };
-    std::vector<std::uint32_t> missed;
     if (frontier.size() <= 64) {  // small sets only: a key per source must not grow with the cluster
       std::vector<NodeId> key;
       for (const NodeId c : frontier)
@@ -125,8 +124,7 @@ std::optional<std::pair<NodeId, NodeId>> unroutable_gpu_pair(std::span<const Nod
       }
       continue;
     }
-    missed = missed_by(true);
-    if (!missed.empty()) return std::pair{source, gpus[missed.front()]};
+    if (const auto missed = missed_by(true); !missed.empty()) return std::pair{source, gpus[missed.front()]};
   }
   return std::nullopt;
 }

@@ -55,9 +55,9 @@ bool FlowModel::lowest_cut(std::uint32_t r, double& cut) const {
   for (std::size_t i = 0;; ++i) {
     const std::int64_t old_open = old_total - fixed, new_open = new_total - fixed;
     if (old_open < 0 || new_open < 0) return false;  // levels that do not add up: never trusted
-    // The solver's fair share, the same double (MaxMinSolver::Scratch::fair_share).
-    if (old_open > 0) cut = std::min(cut, left / (static_cast<double>(old_open) + 0.0));
-    if (new_open > 0) cut = std::min(cut, left / (static_cast<double>(new_open) + 0.0));
+    // The solver's own expression, so the same double.
+    if (old_open > 0) cut = std::min(cut, MaxMinSolver::fair_share(left, static_cast<std::uint64_t>(old_open)));
+    if (new_open > 0) cut = std::min(cut, MaxMinSolver::fair_share(left, static_cast<std::uint64_t>(new_open)));
     if (i == levels.size() || levels[i].share >= cut) break;
     left = levels[i].left;
     fixed += static_cast<std::int64_t>(levels[i].fixed);

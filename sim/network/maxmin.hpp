@@ -30,8 +30,9 @@ class MaxMinSolver {
  public:
   /// Adds a resource of capacity `capacity` (> 0); returns its index.
   std::uint32_t add_resource(double capacity);
-  /// Adds a resource with `left` (finite; rounding may leave it a hair below 0) of its capacity still to give: a problem resumed part way
-  /// through its rounds (FlowModel's re-solve from a level on). Returns its index.
+  /// Adds a resource with `left` (finite; rounding may leave it a hair below 0) of its capacity
+  /// still to give: a problem resumed part way through its rounds (FlowModel's re-solve from a
+  /// level on). Returns its index.
   std::uint32_t add_resource_left(double left);
   /// One round's bookkeeping on one resource, as settle() did it: the round's share, what is
   /// left of the resource after it (taken even where the round closes the resource, as it would
@@ -42,6 +43,12 @@ class MaxMinSolver {
     double left;
     std::uint64_t fixed;
   };
+  /// A resource's fair share in a round: what is left over its unfixed flows of weight 1 plus the
+  /// summed weights of its weighted ones. The one expression every round and FlowModel's levels
+  /// use, so that a share computed outside the solver is the solver's double.
+  [[nodiscard]] static double fair_share(double left, std::uint64_t unfrozen, double unfrozen_weight = 0.0) {
+    return left / (static_cast<double>(unfrozen) + unfrozen_weight);
+  }
   /// With `out` (null: off), every solve appends one Settled per resource a round fixed flows on,
   /// round by round in the order of the rounds (resources of one round in no set order).
   void record_rounds(std::vector<Settled>* out) noexcept { record_ = out; }
@@ -95,7 +102,7 @@ class MaxMinSolver {
     /// Its fair share: what is left divided by its unfrozen flows' summed weights (weight-1 flows
     /// counted exactly).
     [[nodiscard]] double fair_share(std::size_t r) const {
-      return left[r] / (static_cast<double>(unfrozen[r]) + unfrozen_weight[r]);
+      return MaxMinSolver::fair_share(left[r], unfrozen[r], unfrozen_weight[r]);
     }
   };
   /// The weight of class `f` on its i-th resource (1 without sprayed flows, the usual case).

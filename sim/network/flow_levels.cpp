@@ -141,6 +141,7 @@ void FlowModel::solve_levels() {
     owner_.assign(resource_.size(), 0);
     seed_region_.assign(resource_.size(), 0);
   }
+  if (solve_propagate()) return;
   // The changed classes, grouped where they share a resource, and the change of each resource's
   // flow count.
   ++stamp_;

@@ -217,6 +217,22 @@ class FlowModel final : public NetworkModel {
   /// solve() by levels (sim/network/flow_levels.cpp): re-solves from the lowest level a change of
   /// size can move, only the classes not fixed below it and connected to the change.
   void solve_levels();
+  /// solve() by propagation (sim/network/flow_propagate.cpp): the last solve's rounds replayed
+  /// level by level, re-doing only the resources whose own rounds a change moves; true when done,
+  /// false (having changed nothing) where it met levels not to be trusted or rounds whose shares
+  /// fell, for solve_levels to do the flush.
+  bool solve_propagate();
+  /// Resource `r`'s state before the round at share `s` by its recorded levels, its flow count
+  /// changed by `delta`: what is left, flows not fixed, and how many levels lie below `s`; false
+  /// where the levels fix more flows than it has.
+  bool state_before(std::uint32_t r, double s, std::int64_t delta, double& left, std::int64_t& open,
+                    std::uint32_t& keep) const;
+  /// Turns `r` dirty at share `s` (its state from then on kept by solve_propagate, starting from
+  /// its levels below `s`); false where its levels are not to be trusted.
+  bool prop_dirty(std::uint32_t r, double s);
+  /// Whether `r` (dirty or clean) is a bottleneck of the round at share `s`.
+  bool prop_bottleneck(std::uint32_t r, double s) const;
+  void prop_push(double share, std::uint32_t kind, std::uint32_t id);
   /// Lowers `cut` to the smallest share, old or new, that changed resource `r` had in a state its
   /// recorded levels below `cut` left it in; false where its levels are not to be trusted (then
   /// the change's whole component is re-solved).
@@ -410,6 +426,44 @@ class FlowModel final : public NetworkModel {
   std::vector<std::uint32_t> redo_, failed_;                    // regions to walk (again), to let go
   std::vector<MaxMinSolver::Settled> settled_;  // the solver's rounds, solve_levels' scratch
   LevelStats level_stats_;
+
+ public:
+  /// solve_propagate's heap entry: a resized resource's cut, a dirty resource's fair share or a
+  /// followed class's old rate (kind 0, 1, 2), for id.
+  struct PropEntry {
+    double share;
+    std::uint32_t kind;
+    std::uint32_t id;
+  };
+
+ private:
+  /// solve_propagate's scratch by resource; a field is this solve's while its stamp is prop_stamp_.
+  struct PropResource {
+    std::uint32_t dirty = 0;        // stamp: its state is kept below (from level `keep` of its levels on)
+    std::uint32_t resized = 0;      // stamp: a resized class crosses it (delta, cut valid)
+    std::uint32_t bottleneck = 0;   // round: a bottleneck of that round
+    std::uint32_t touched = 0;      // round: a class fixed in that round crosses it
+    std::uint32_t keep = 0;
+    std::int64_t open = 0;          // flows not yet fixed
+    std::int64_t delta = 0;         // change of its flow count
+    std::uint64_t fixed_now = 0;    // flows fixed on it in the current round
+    double left = 0;                // what is left of it
+    double cut = 0;                 // below it the resized resource is clean
+  };
+  struct PropClass {
+    std::uint32_t play = 0;     // stamp: followed
+    std::uint32_t fixed = 0;    // stamp: fixed, at `rate`
+    std::uint32_t resized = 0;  // stamp: its size changed
+    std::uint32_t round = 0;    // round: to be fixed in that round
+    double rate = 0;
+  };
+  std::vector<PropResource> prop_res_;
+  std::vector<PropClass> prop_class_;
+  std::vector<PropEntry> prop_heap_;
+  std::vector<std::uint32_t> prop_dirty_, prop_play_, prop_resized_, prop_newly_, prop_bottlenecks_, prop_candidates_,
+      prop_fix_, prop_touched_;
+  std::vector<std::pair<std::uint32_t, Level>> prop_levels_;  // the new rounds on dirty resources, in order
+  std::uint32_t prop_stamp_ = 0, prop_round_ = 0;
 };
 
 }  // namespace collsim::net

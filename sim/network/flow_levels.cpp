@@ -22,10 +22,12 @@
 // Apart, they are exact: applied one after the other, the second's level and region read only
 // resources the first did not re-solve.
 //
-// The recorded levels of a resource are valid while every rate on it came from a recorded solve:
-// a class given its rate without one (begin()'s alone flows, a flow that ends alone, retire()'s
-// quiet ends) marks its resources, and a change that reaches a marked resource re-solves its whole component from
-// nothing. So does a solve whose rounds' shares were not rising (a rounding may make a round's
+// The recorded levels of a resource are valid while every rate on it came from a recorded solve or
+// from what one would record: a class given its rate without a solve (begin()'s alone flows) gets
+// the one round a solve of it alone gives (record_alone), and resources a flow leaves empty
+// without one (a flow that ends alone, retire()'s quiet ends) get no rounds (record_emptied).
+// Where that cannot be vouched for, the resources are marked, and a change that reaches a marked
+// resource re-solves its whole component from nothing. So does a solve whose rounds' shares were not rising (a rounding may make a round's
 // share a hair below the one before; then "the rounds below `cut`" is not a prefix), which marks
 // every resource it solved.
 #include "sim/network/flow_model.hpp"
@@ -40,8 +42,38 @@ constexpr double kWhole = -std::numeric_limits<double>::infinity();  // a cut be
 }  // namespace
 
 void FlowModel::forget_levels(const topo::Route& route) {
-  if (history_ok_.empty()) return;
   for (auto r : route.resources) history_ok_[r] = 0;
+}
+
+void FlowModel::record_alone(const topo::Route& route) {
+  // Its component is its one class of one flow: one round at the smallest capacity, C / 1, which
+  // takes the share once from each resource (settle()). A bottleneck that is not that double (it
+  // should be) is not vouched for: the levels are dropped instead.
+  double share = std::numeric_limits<double>::infinity();
+  for (auto r : route.resources)
+    share = std::min(share, MaxMinSolver::fair_share(static_cast<double>(topology_.link(r).bandwidth.bits_per_s), 1));
+  if (share != static_cast<double>(route.bottleneck.bits_per_s)) {
+    forget_levels(route);
+    return;
+  }
+  for (auto r : route.resources) {
+    history_[r].assign(1, Level{share, static_cast<double>(topology_.link(r).bandwidth.bits_per_s) - share, 1});
+    solved_total_[r] = 1;
+    history_ok_[r] = 1;
+  }
+}
+
+void FlowModel::record_emptied(const topo::Route& route) {
+  // A resource no class is on has no rounds: what a solve of nothing records.
+  for (auto r : route.resources) {
+    if (!resource_[r].classes.empty()) {
+      history_ok_[r] = 0;
+      continue;
+    }
+    history_[r].clear();
+    solved_total_[r] = 0;
+    history_ok_[r] = 1;
+  }
 }
 
 bool FlowModel::lowest_cut(std::uint32_t r, double& cut) const {
@@ -133,14 +165,6 @@ bool FlowModel::walk_region(std::uint32_t region) {
 }
 
 void FlowModel::solve_levels() {
-  if (history_ok_.empty()) {
-    history_.resize(resource_.size());
-    history_ok_.assign(resource_.size(), 0);
-    solved_total_.assign(resource_.size(), 0);
-    delta_.assign(resource_.size(), 0);
-    owner_.assign(resource_.size(), 0);
-    seed_region_.assign(resource_.size(), 0);
-  }
   if (solve_propagate()) return;
   // The changed classes, grouped where they share a resource, and the change of each resource's
   // flow count.

@@ -24,7 +24,14 @@ std::uint64_t quiet_token(std::uint32_t slot, std::uint32_t version) { return en
 
 FlowModel::FlowModel(const topo::Topology& topology)
     : topology_(topology),
-      resource_(std::max<std::size_t>(topology.resource_count(), topology.links().size())) {}
+      resource_(std::max<std::size_t>(topology.resource_count(), topology.links().size())),
+      // Every resource starts empty, which its levels (none, no flow) record exactly.
+      history_(resource_.size()),
+      history_ok_(resource_.size(), 1),
+      solved_total_(resource_.size(), 0),
+      delta_(resource_.size(), 0),
+      owner_(resource_.size(), 0),
+      seed_region_(resource_.size(), 0) {}
 
 std::uint32_t FlowModel::connection_of(const topo::Route& route, std::uint16_t channel) {
   // The last connection asked for on this route, found by the route's number without hashing
@@ -183,7 +190,7 @@ FlowModel::Slot FlowModel::begin(Time now, TransferId id, const topo::Route& rou
   for (auto i = pos; i < g.flows.size(); ++i) flows_[g.flows[i]].pos = static_cast<std::uint32_t>(i);
   if (alone) {
     // What a solve would record for its class.
-    forget_levels(route);
+    record_alone(route);
     g.rate = static_cast<double>(route.bottleneck.bits_per_s);
     g.solved_size = g.size;
     alone_.push_back(slot);
@@ -250,7 +257,7 @@ void FlowModel::retire(Slot slot) {
   // What end_if_current does for a flow that ends alone with nothing queued behind it: nothing
   // else is on its resources to speed up, and its class is empty, as a solve would record.
   leave(f.end_at, slot);
-  forget_levels(*g.route);
+  record_emptied(*g.route);
   g.solved_size = 0;
   connections_[f.connection].busy = false;
 }
@@ -589,7 +596,7 @@ void FlowModel::end_if_current(Time now, Slot slot, std::uint32_t version) {
     if (!always_solve_ && std::all_of(route.resources.begin(), route.resources.end(), [&](std::uint32_t r) {
           return resource_[r].classes.empty() && !resource_[r].changed;
         })) {
-      forget_levels(route);
+      record_emptied(route);
       groups_[group].solved_size = 0;
       return;
     }

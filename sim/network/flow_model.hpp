@@ -123,11 +123,15 @@ class FlowModel final : public NetworkModel {
   /// come, so it may run before other events of its picosecond (flow_quiet_test.cpp compares).
   void set_quiet(bool on) noexcept { quiet_ = on; }
   /// What solving by levels did so far (solve_levels): flushes that re-solved, how many of them
-  /// resumed from a level above nothing, and the classes they solved in all.
+  /// resumed from a level above nothing, how many of those were done by propagation
+  /// (solve_propagate), the classes they solved (or, propagating, followed) in all, and the
+  /// resized classes the propagations started from.
   struct LevelStats {
     std::uint64_t solves = 0;
     std::uint64_t resumed = 0;
+    std::uint64_t propagated = 0;
     std::uint64_t classes = 0;
+    std::uint64_t resized = 0;
   };
   [[nodiscard]] const LevelStats& level_stats() const noexcept { return level_stats_; }
 
@@ -248,6 +252,12 @@ class FlowModel final : public NetworkModel {
   /// Marks the levels of `route`'s resources untrusted: a class on them took a rate no recorded
   /// solve gave (begin()'s alone flows, retire()).
   void forget_levels(const topo::Route& route);
+  /// Records on `route`'s resources the one round a solve of a class of one flow alone on them
+  /// gives (begin()'s alone flows).
+  void record_alone(const topo::Route& route);
+  /// Records no rounds on `route`'s resources that no class is on any more (a flow that ended
+  /// alone); marks the others untrusted.
+  void record_emptied(const topo::Route& route);
   /// The end of every solve: touched classes' sizes recorded as solved, changes cleared.
   void finish_solve();
   /// The max-min rate of `group` when it is a class of one flow of one copy and no other class shares its
@@ -404,7 +414,7 @@ class FlowModel final : public NetworkModel {
     double left;
     std::uint64_t fixed;
   };
-  std::vector<std::vector<Level>> history_;     // by resource, sized on the first solve_levels
+  std::vector<std::vector<Level>> history_;     // by resource
   std::vector<char> history_ok_;                // by resource: its levels are every rate's on it
   std::vector<std::uint64_t> solved_total_;     // by resource: flows on it at its levels' solve
   std::vector<std::int64_t> delta_;             // by resource: solve_levels' scratch, the change of that count

@@ -102,11 +102,13 @@ bool FlowModel::solve_propagate() {
   prop_levels_.clear();
   prop_resized_.clear();
   const double inf = std::numeric_limits<double>::infinity();
+  std::uint64_t resized_classes = 0;
   // The resized classes and each resized resource's change of flow count.
   for (const std::uint32_t gi : touched_) {
     const Group& g = groups_[gi];
     if (g.size == g.solved_size) continue;
     prop_class_[gi].resized = stamp;
+    ++resized_classes;
     for (auto r : g.route->resources) {
       PropResource& p = prop_res_[r];
       if (p.resized != stamp) {
@@ -264,6 +266,8 @@ bool FlowModel::solve_propagate() {
   }
   ++level_stats_.solves;
   ++level_stats_.resumed;
+  ++level_stats_.propagated;
+  level_stats_.resized += resized_classes;
   level_stats_.classes += prop_play_.size();
   for (const std::uint32_t gi : prop_play_) take_rate(gi, prop_class_[gi].rate);
   return true;

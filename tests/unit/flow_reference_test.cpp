@@ -17,6 +17,7 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include <string>
 
 #include "algorithms/channels.hpp"
 #include "algorithms/registry.hpp"
@@ -402,5 +403,48 @@ TEST_CASE("flow model: re-solves from a level on give the plain model's times on
   }
   CHECK(solves > 0);
   CHECK(resumed * 2 > solves);
+}
+
+TEST_CASE("flow model: re-solves by propagation give the plain model's times on trees across hosts and stay local",
+          "[engine][flow][levels]") {
+  // A tree across hosts behind one switch is one component through the hosts' uplinks, and every
+  // class of a balanced tree shares its uplink with two others at C/3: a chunk that joins an uplink
+  // lowers the level there below every class of the tree, so re-solving "every class above the
+  // lowest level a change can move" (solve_levels' regions) re-solves the whole tree at each change.
+  // Propagation (sim/network/flow_propagate.cpp) follows only the resources whose rounds move: the
+  // uplink's own classes and their receivers' links, whose other classes stay fixed at C/3 by
+  // clean senders. Checked two ways: every op's times equal the plain model's (every component
+  // solved whole at every change) to the picosecond, and the classes followed per resized class do
+  // not grow with the number of hosts (the whole tree's classes do: 4 times more hosts, 4 times
+  // more classes). Alone flows' and emptied resources' levels are recorded (record_alone,
+  // record_emptied), so every solve propagates.
+  const auto registry = algo::builtin_registry();
+  const Bandwidth nvlink{100'000'000'000}, net{25'000'000'000};
+  const Time lat{1'000'000};
+  std::map<std::string, std::vector<double>> followed;
+  for (const std::uint32_t hosts : {16u, 64u}) {
+    const auto topology = topo::generate_multi_node({2 * hosts, hosts, nvlink, lat, net, lat});
+    for (const std::string algorithm : {"tree", "double-tree"}) {
+      INFO(algorithm << " on " << hosts << " hosts of 2 GPUs");
+      algo::Request request;
+      request.nranks = 2 * hosts;
+      request.size = 4 << 20;
+      const auto schedule = algo::build_with_channels(registry.find(sched::Collective::AllReduce, algorithm), request, 1);
+      require_same_as_plain(schedule, topology, 2 * hosts);
+      net::FlowModel model(topology);
+      const std::vector<topo::NodeId> gpus(topology.gpus().begin(), topology.gpus().end());
+      (void)sim::run(schedule, topology, gpus, model);
+      const auto& stats = model.level_stats();
+      REQUIRE(stats.solves > 0);
+      CHECK(stats.propagated == stats.solves);
+      REQUIRE(stats.resized > 0);
+      followed[algorithm].push_back(static_cast<double>(stats.classes) / static_cast<double>(stats.resized));
+    }
+  }
+  for (const auto& [algorithm, f] : followed) {
+    REQUIRE(f.size() == 2);
+    INFO(algorithm << ": classes followed per resized class " << f[0] << " on 16 hosts, " << f[1] << " on 64");
+    CHECK(f[1] < 1.5 * f[0]);
+  }
 }
 }  // namespace flow_reference_test

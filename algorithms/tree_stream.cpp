@@ -45,10 +45,13 @@ class TreeStream final : public sched::OpStream {
         // The first child adds into its parent's chunk, the second copies into its scratch chunk.
         return {r, node.parent, bytes, lane.share.channel, node.child_count() > 0 ? 1U : 0U, lane.slot[r] == 0};
       default:
-        // At the root with one child, what last wrote its chunk is the child's send up, which is
-        // also the reader of the child's chunk: one dependency, not two.
-        return {r, node.children[kind - kDown0], bytes, lane.share.channel,
-                r == lane.tree.root && node.child_count() == 1 ? 1U : 2U, false};
+        // One dependency: what last wrote the rank's chunk (its parent's send down, or at the
+        // root its add, or its one child's send up). The builder's other one, the child's send up
+        // that reads the chunk this overwrites, comes before that write on every path (the child's
+        // send up -> the rank's add or send up -> ... -> the send down into the rank), so it never
+        // decides when this starts; held, it would wait in the engine's table from the ascent of
+        // its chunk to the descent (millions of entries on thousands of ranks).
+        return {r, node.children[kind - kDown0], bytes, lane.share.channel, 1U, false};
     }
   }
   void successors(sched::OpKey k, std::vector<sched::OpKey>& out) const override {
@@ -69,7 +72,7 @@ class TreeStream final : public sched::OpStream {
         const TreeNode& parent = lane.tree.nodes[p];
         if (parent.child_count() == 2) out.push_back(key(i, t, kAdd, p));
         else if (p != lane.tree.root) out.push_back(key(i, t, kUp, p));
-        out.push_back(key(i, t, kDown0 + lane.slot[r], p));
+        else out.push_back(key(i, t, kDown0 + lane.slot[r], p));  // the root's one child: the root's chunk is final
         return;
       }
       default: {

@@ -22,7 +22,8 @@ namespace collsim::algo {
 ///   add(r)      <- up(child 0), up(child 1)
 ///   up(r)       <- add(r) (two children), up(child 0) (one), nothing (a leaf)
 ///   down(r, x)  <- what last wrote r's chunk (down(parent, r); at the root add(root), or up(its
-///                  only child)) and up(x), which read x's chunk before it is overwritten
+///                  only child)); the builder's up(x), which reads x's chunk before it is
+///                  overwritten, is implied too (up(x) -> add(r) or up(r) -> ... -> that write)
 /// Successors come in the builder's op order (all sends up of a chunk before its sends down), so
 /// the engine starts ops in the order it starts the materialised schedule's (tests/unit/
 /// tree_stream_test.cpp checks every op's times). Every leaf's send of every chunk has no

@@ -126,11 +126,23 @@ Topology generate_cluster(const Topology& machine, const ClusterSpec& spec) {
   const std::uint64_t uplink_bits = static_cast<std::uint64_t>(
       std::llround(static_cast<double>(spec.leaf_nics) * static_cast<double>(spec.nic_bandwidth.bits_per_s) /
                    (spec.oversubscription * spines)));
-  if (uplink_bits == 0)
-    throw TopologyError(spec.spines != 0
-                            ? fmt::format("--spines: found {}, so many that a leaf's link to each carries 0 b/s", spines)
-                            : fmt::format("--oversubscription: found {}, so much that a leaf's uplinks carry 0 b/s",
-                                          spec.oversubscription));
+  // A leaf-spine link slower than 1 Gb/s (1000BASE-T, the slowest data-centre Ethernet) is a typo,
+  // not a fabric: refused here rather than as a run whose time passes the clock's end.
+  constexpr std::uint64_t kSlowestLink = 1'000'000'000;
+  if (uplink_bits < kSlowestLink) {
+    const double leaf_bits = static_cast<double>(spec.leaf_nics) * static_cast<double>(spec.nic_bandwidth.bits_per_s);
+    throw TopologyError(
+        spec.spines != 0
+            ? fmt::format("--spines: found {}, so many that a leaf's link to each carries {}; expected at most {} "
+                          "(links of at least 1 Gb/s)",
+                          spines, fmt::format("{} b/s", uplink_bits),
+                          std::max<std::uint64_t>(1, static_cast<std::uint64_t>(
+                                                         leaf_bits / (spec.oversubscription * static_cast<double>(kSlowestLink)))))
+            : fmt::format("--oversubscription: found {}, so much that a leaf's link to each spine carries {}; expected "
+                          "at most {}:1 (links of at least 1 Gb/s)",
+                          spec.oversubscription, fmt::format("{} b/s", uplink_bits),
+                          std::floor(leaf_bits / static_cast<double>(kSlowestLink))));
+  }
   std::uint32_t leaves_total = 0;
   for (std::uint32_t p = 0; p < spec.planes; ++p) {
     const auto first_spine = static_cast<NodeId>(nodes.size());

@@ -36,11 +36,15 @@
 namespace collsim::net {
 namespace {
 enum : std::uint32_t { kActivate = 0, kResource = 1, kClass = 2 };
-bool later(const FlowModel::PropEntry& a, const FlowModel::PropEntry& b) {
-  if (a.share != b.share) return a.share > b.share;
-  if (a.kind != b.kind) return a.kind > b.kind;
-  return a.id > b.id;
-}
+// The heap's order (smallest share on top); a type, not a function, so the heap calls inline.
+struct Later {
+  bool operator()(const FlowModel::PropEntry& a, const FlowModel::PropEntry& b) const noexcept {
+    if (a.share != b.share) return a.share > b.share;
+    if (a.kind != b.kind) return a.kind > b.kind;
+    return a.id > b.id;
+  }
+};
+constexpr Later later{};
 }  // namespace
 
 bool FlowModel::state_before(std::uint32_t r, double s, std::int64_t delta, double& left, std::int64_t& open,

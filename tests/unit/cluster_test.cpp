@@ -257,6 +257,24 @@ TEST_CASE("cluster flags out of range or out of place are one-line errors", "[cl
                   "--leaf-nics: found 12 (default 32), expected a multiple or a divisor of the 8 NICs");
   check_bad_input({"topo", "--node", "dgx-h100", "--nodes", "2", "--fabric", "rail", "--oversubscription", "1e300"},
                   "--oversubscription: found");
+  // A leaf of 8 NICs at 400 Gb/s has 3.2 Tb/s down: past 3200:1 its one spine link falls below
+  // 1 Gb/s, which is a typo, not a fabric (a run's time would pass the clock's end and blame --size).
+  check_bad_input({"simulate", "--node", "dgx-h100", "--nodes", "4", "--leaf-nics", "8", "--fabric", "fat-tree",
+                   "--oversubscription", "1e12", "--size", "1G"},
+                  "--oversubscription: found 1000000000000, so much that a leaf's link to each spine carries 3 b/s; "
+                  "expected at most 3200:1");
+  // 60,000 spines share those 3.2 Tb/s at 53.3 Mb/s each; 3,200 spines get 1 Gb/s each.
+  check_bad_input({"topo", "--node", "dgx-h100", "--nodes", "4", "--leaf-nics", "8", "--fabric", "fat-tree",
+                   "--spines", "60000"},
+                  "--spines: found 60000, so many that a leaf's link to each carries 53333333 b/s; expected at most 3200");
+  CHECK_NOTHROW(collsim::topo::generate_cluster(collsim::topo::load_topology("dgx-h100"), [] {
+    collsim::topo::ClusterSpec spec;
+    spec.nodes = 4;
+    spec.fabric = collsim::topo::ClusterFabric::FatTree;
+    spec.leaf_nics = 8;
+    spec.spines = 3200;
+    return spec;
+  }()));
 }
 
 TEST_CASE("a cluster file names its machine beside it, and one that is a cluster itself is refused", "[cluster]") {

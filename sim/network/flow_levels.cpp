@@ -165,7 +165,7 @@ bool FlowModel::walk_region(std::uint32_t region) {
 }
 
 void FlowModel::solve_levels() {
-  if (solve_propagate()) return;
+  if (propagate_ && solve_propagate()) return;
   // The changed classes, grouped where they share a resource, and the change of each resource's
   // flow count.
   ++stamp_;

@@ -122,6 +122,10 @@ class FlowModel final : public NetworkModel {
   /// a quiet flow's arrival is queued when its end is projected, not when its end would have
   /// come, so it may run before other events of its picosecond (flow_quiet_test.cpp compares).
   void set_quiet(bool on) noexcept { quiet_ = on; }
+  /// Re-solves by propagation (on by default; sim/network/flow_propagate.cpp); off, every re-solve
+  /// by levels takes the regions of sim/network/flow_levels.cpp, its fallback: for the tests that
+  /// check both against the plain model.
+  void set_propagate(bool on) noexcept { propagate_ = on; }
   /// What solving by levels did so far (solve_levels): flushes that re-solved, how many of them
   /// resumed from a level above nothing, how many of those were done by propagation
   /// (solve_propagate), the classes they solved (or, propagating, followed) in all, and the
@@ -407,6 +411,7 @@ class FlowModel final : public NetworkModel {
   /// Solving by levels (solve_levels): off with set_always_solve, and for good once a route is
   /// sprayed (weighted classes, whose counts round and are not recorded).
   bool by_levels_ = true;
+  bool propagate_ = true;  // set_propagate
   /// One round of the last solves that fixed flows on a resource: its share, what it left of the
   /// resource, how many flows it fixed there. A resource's levels rise.
   struct Level {

@@ -92,13 +92,15 @@ bool FlowModel::prop_bottleneck(std::uint32_t r, double s) const {
 bool FlowModel::solve_propagate() {
   if (prop_res_.size() < resource_.size()) prop_res_.resize(resource_.size());
   if (prop_class_.size() < groups_.size()) prop_class_.resize(groups_.size());
-  if (++prop_stamp_ == 0) {
-    // Stamps wrapped: every old mark must read "not this solve".
+  if (prop_stamp_ == std::numeric_limits<std::uint32_t>::max() || prop_round_ >= (1U << 31)) {
+    // Before a stamp wraps (a solve has far fewer than 2^31 rounds), every old mark is cleared so
+    // that none reads as this solve's or this round's.
     std::fill(prop_res_.begin(), prop_res_.end(), PropResource{});
     std::fill(prop_class_.begin(), prop_class_.end(), PropClass{});
     prop_round_ = 0;
-    prop_stamp_ = 1;
+    prop_stamp_ = 0;
   }
+  ++prop_stamp_;
   const std::uint32_t stamp = prop_stamp_;
   prop_heap_.clear();
   prop_dirty_.clear();

@@ -157,9 +157,11 @@ class ReferenceFlowModel final : public net::NetworkModel {
 
 // The fast model and the plain one (shortcuts off, one wake-up per end) must give every op the
 // same ready and finish time, the same makespan and every link the same busy time.
-void require_same_as_plain(const sched::Schedule& schedule, const topo::Topology& topology, std::uint32_t ranks) {
+void require_same_as_plain(const sched::Schedule& schedule, const topo::Topology& topology, std::uint32_t ranks,
+                           bool propagate = true) {
   const std::vector<topo::NodeId> gpus(topology.gpus().begin(), topology.gpus().begin() + ranks);
   net::FlowModel fast(topology), plain(topology);
+  fast.set_propagate(propagate);
   plain.set_always_solve(true);
   plain.set_eager(true);
   const auto a = sim::run(schedule, topology, gpus, fast);
@@ -367,7 +369,7 @@ TEST_CASE("flow model: re-solves from a level on give the plain model's times on
     fabrics.push_back({fmt::format("4 DGX H100, fat tree {}:1", over), topo::generate_cluster(topo::load_topology("dgx-h100"), spec), 32});
   }
   std::mt19937_64 rng(20261204);
-  std::uint64_t resumed = 0, solves = 0;
+  std::uint64_t resumed[2] = {0, 0}, solves[2] = {0, 0}, propagated[2] = {0, 0};  // by regions, by propagation
   for (const auto& f : fabrics) {
     struct Point {
       sched::Collective collective;
@@ -382,27 +384,41 @@ TEST_CASE("flow model: re-solves from a level on give the plain model's times on
       request.nranks = f.ranks;
       request.size = p.size;
       const auto schedule = algo::build_with_channels(registry.find(p.collective, p.algorithm), request, p.channels);
-      require_same_as_plain(schedule, f.topology, f.ranks);
+      // By propagation (the default) and by regions (its fallback, flow_levels.cpp).
+      require_same_as_plain(schedule, f.topology, f.ranks, true);
+      require_same_as_plain(schedule, f.topology, f.ranks, false);
     }
     for (int trial = 0; trial < 4; ++trial) {
       INFO("random schedule " << trial << " on " << f.name);
       const auto schedule = testing::random_schedule(rng, f.ranks, 200, static_cast<std::uint16_t>(1 + trial), trial % 2 == 0);
-      require_same_as_plain(schedule, f.topology, f.ranks);
+      require_same_as_plain(schedule, f.topology, f.ranks, true);
+      require_same_as_plain(schedule, f.topology, f.ranks, false);
     }
-    // The same run once more, to count what the levels did: most solves must resume above nothing,
-    // or this test would only check the whole re-solve.
+    // The same run once more in each mode, to count what the levels did: most solves must resume
+    // above nothing, or this test would only check the whole re-solve.
     algo::Request request;
     request.nranks = f.ranks;
     request.size = 64 << 10;
     const auto schedule = algo::build_with_channels(registry.find(sched::Collective::AllReduce, "direct"), request, 8);
-    net::FlowModel model(f.topology);
-    const std::vector<topo::NodeId> gpus(f.topology.gpus().begin(), f.topology.gpus().end());
-    (void)sim::run(schedule, f.topology, gpus, model);
-    resumed += model.level_stats().resumed;
-    solves += model.level_stats().solves;
+    for (const bool propagate : {true, false}) {
+      net::FlowModel model(f.topology);
+      model.set_propagate(propagate);
+      const std::vector<topo::NodeId> gpus(f.topology.gpus().begin(), f.topology.gpus().end());
+      (void)sim::run(schedule, f.topology, gpus, model);
+      resumed[propagate] += model.level_stats().resumed;
+      solves[propagate] += model.level_stats().solves;
+      propagated[propagate] += model.level_stats().propagated;
+    }
   }
-  CHECK(solves > 0);
-  CHECK(resumed * 2 > solves);
+  for (const bool propagate : {true, false}) {
+    INFO((propagate ? "by propagation" : "by regions"));
+    CHECK(solves[propagate] > 0);
+    CHECK(resumed[propagate] * 2 > solves[propagate]);
+  }
+  // Almost every solve propagated: the rest met a round whose share rounding put a hair below the
+  // one before (the whole solve's own doubles), which the regions then solved whole.
+  CHECK(propagated[1] * 10 > solves[1] * 9);
+  CHECK(propagated[0] == 0);
 }
 
 TEST_CASE("flow model: re-solves by propagation give the plain model's times on trees across hosts and stay local",

@@ -447,6 +447,7 @@ TEST_CASE("flow model: re-solves by propagation give the plain model's times on 
       request.size = 4 << 20;
       const auto schedule = algo::build_with_channels(registry.find(sched::Collective::AllReduce, algorithm), request, 1);
       require_same_as_plain(schedule, topology, 2 * hosts);
+      require_same_as_plain(schedule, topology, 2 * hosts, false);  // by regions
       net::FlowModel model(topology);
       const std::vector<topo::NodeId> gpus(topology.gpus().begin(), topology.gpus().end());
       (void)sim::run(schedule, topology, gpus, model);
@@ -456,6 +457,14 @@ TEST_CASE("flow model: re-solves by propagation give the plain model's times on 
       REQUIRE(stats.resized > 0);
       followed[algorithm].push_back(static_cast<double>(stats.classes) / static_cast<double>(stats.resized));
     }
+  }
+  // Random schedules on hosts of different rates (many distinct levels, ties and rounds at once).
+  std::mt19937_64 rng(20261205);
+  const auto mixed = topo::generate_multi_node({24, 6, nvlink, lat, Bandwidth{10'000'000'000}, Time{500'000}});
+  for (int trial = 0; trial < 6; ++trial) {
+    INFO("random schedule " << trial << " on 6 hosts of 4");
+    const auto schedule = testing::random_schedule(rng, 24, 300, static_cast<std::uint16_t>(1 + trial % 3), trial % 2 == 0);
+    require_same_as_plain(schedule, mixed, 24);
   }
   for (const auto& [algorithm, f] : followed) {
     REQUIRE(f.size() == 2);

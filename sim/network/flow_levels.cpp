@@ -27,9 +27,12 @@
 // the one round a solve of it alone gives (record_alone), and resources a flow leaves empty
 // without one (a flow that ends alone, retire()'s quiet ends) get no rounds (record_emptied).
 // Where that cannot be vouched for, the resources are marked, and a change that reaches a marked
-// resource re-solves its whole component from nothing. So does a solve whose rounds' shares were not rising (a rounding may make a round's
-// share a hair below the one before; then "the rounds below `cut`" is not a prefix), which marks
-// every resource it solved.
+// resource re-solves its whole component from nothing. So does a solve whose rounds' shares were
+// not rising (a rounding may make a round's share a hair below the one before; then "the rounds
+// below `cut`" is not a prefix), which marks every resource it solved.
+//
+// solve_levels() first tries solve_propagate() (sim/network/flow_propagate.cpp), which follows
+// only the resources whose own rounds move; the regions below are its fallback.
 #include "sim/network/flow_model.hpp"
 
 #include <algorithm>

@@ -153,7 +153,8 @@ bool FlowModel::solve_propagate() {
         if (!prop_dirty(e.id, s)) return false;
       } else if (e.kind == kResource) {
         PropResource& p = prop_res_[e.id];
-        if (p.bottleneck != round && p.open > 0 && MaxMinSolver::fair_share(p.left, static_cast<std::uint64_t>(p.open)) == s) {
+        if (p.bottleneck != round && p.open > 0 &&
+            MaxMinSolver::fair_share(p.left, static_cast<std::uint64_t>(p.open)) == s) {
           p.bottleneck = round;
           prop_bottlenecks_.push_back(e.id);
         }

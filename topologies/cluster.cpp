@@ -126,22 +126,26 @@ Topology generate_cluster(const Topology& machine, const ClusterSpec& spec) {
   const std::uint64_t uplink_bits = static_cast<std::uint64_t>(
       std::llround(static_cast<double>(spec.leaf_nics) * static_cast<double>(spec.nic_bandwidth.bits_per_s) /
                    (spec.oversubscription * spines)));
-  // A leaf-spine link slower than 1 Gb/s (1000BASE-T, the slowest data-centre Ethernet) is a typo,
-  // not a fabric: refused here rather than as a run whose time passes the clock's end.
+  // A link slower than 1 Gb/s (1000BASE-T, the slowest data-centre Ethernet) is a typo, not a
+  // fabric: refused here, naming the flag that made it so, rather than as a run whose time passes
+  // the clock's end and blames --size. A NIC that slow is --net-bandwidth's; with NICs of at least
+  // 1 Gb/s, a leaf's uplinks are, the spines' share of it --spines' (where given and the ratio
+  // allows a spine at all), else --oversubscription's.
   constexpr std::uint64_t kSlowestLink = 1'000'000'000;
+  if (spec.nic_bandwidth.bits_per_s < kSlowestLink)
+    throw TopologyError(fmt::format("--net-bandwidth: found {} b/s, expected at least 1 Gb/s for a cluster's NICs",
+                                    spec.nic_bandwidth.bits_per_s));
   if (uplink_bits < kSlowestLink) {
     const double leaf_bits = static_cast<double>(spec.leaf_nics) * static_cast<double>(spec.nic_bandwidth.bits_per_s);
-    throw TopologyError(
-        spec.spines != 0
-            ? fmt::format("--spines: found {}, so many that a leaf's link to each carries {}; expected at most {} "
-                          "(links of at least 1 Gb/s)",
-                          spines, fmt::format("{} b/s", uplink_bits),
-                          std::max<std::uint64_t>(1, static_cast<std::uint64_t>(
-                                                         leaf_bits / (spec.oversubscription * static_cast<double>(kSlowestLink)))))
-            : fmt::format("--oversubscription: found {}, so much that a leaf's link to each spine carries {}; expected "
-                          "at most {}:1 (links of at least 1 Gb/s)",
-                          spec.oversubscription, fmt::format("{} b/s", uplink_bits),
-                          std::floor(leaf_bits / static_cast<double>(kSlowestLink))));
+    const double max_spines = leaf_bits / (spec.oversubscription * static_cast<double>(kSlowestLink));
+    if (spec.spines != 0 && max_spines >= 1.0)
+      throw TopologyError(fmt::format("--spines: found {}, so many that a leaf's link to each carries {} b/s; expected "
+                                      "at most {} (links of at least 1 Gb/s)",
+                                      spines, uplink_bits, static_cast<std::uint64_t>(max_spines)));
+    throw TopologyError(fmt::format("--oversubscription: found {}, so much that a leaf's link to each spine carries {} "
+                                    "b/s; expected at most {}:1 (links of at least 1 Gb/s)",
+                                    spec.oversubscription, uplink_bits,
+                                    std::floor(leaf_bits / (static_cast<double>(kSlowestLink) * spines))));
   }
   std::uint32_t leaves_total = 0;
   for (std::uint32_t p = 0; p < spec.planes; ++p) {

@@ -267,6 +267,14 @@ TEST_CASE("cluster flags out of range or out of place are one-line errors", "[cl
   check_bad_input({"topo", "--node", "dgx-h100", "--nodes", "4", "--leaf-nics", "8", "--fabric", "fat-tree",
                    "--spines", "60000"},
                   "--spines: found 60000, so many that a leaf's link to each carries 53333333 b/s; expected at most 3200");
+  // A NIC below 1 Gb/s is --net-bandwidth's, not the default 1:1 --oversubscription's (newcomer
+  // finding: "--oversubscription: found 1 ... expected at most 0:1").
+  check_bad_input({"simulate", "--node", "dgx-h100", "--nodes", "4", "--leaf-nics", "8", "--fabric", "fat-tree",
+                   "--net-bandwidth", "1b/s", "--spines", "1", "--size", "1M"},
+                  "--net-bandwidth: found 1 b/s, expected at least 1 Gb/s for a cluster's NICs");
+  check_bad_input({"topo", "--node", "dgx-h100", "--nodes", "4", "--leaf-nics", "2", "--fabric", "rail",
+                   "--net-bandwidth", "999Mb/s"},
+                  "--net-bandwidth: found 999000000 b/s");
   CHECK_NOTHROW(collsim::topo::generate_cluster(collsim::topo::load_topology("dgx-h100"), [] {
     collsim::topo::ClusterSpec spec;
     spec.nodes = 4;

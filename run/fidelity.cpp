@@ -105,7 +105,8 @@ sim::NcclFormulaInput formula_input(const topo::ModelParams& params, const topo:
       const double r = rate(routes.get(ranks[l], ranks[crossing->local + l]));
       slowest = slowest ? std::min(*slowest, r) : r;
     }
-    const double inter = *slowest * static_cast<double>(crossing->local) / crossing->sharing;
+    // Shared as NCCL sees it: a host's own links and NICs, not the spines' ECMP collisions.
+    const double inter = *slowest * static_cast<double>(crossing->local) / crossing->host_sharing;
     in.inter_bandwidth = Bandwidth{saturating_cast<std::uint64_t>(inter)};
     // NCCL's model takes the ring's bandwidth inside a node (bwIntra) on one or two nodes and only
     // beyond them the one between nodes (ncclTopoTuneModel, 2.30.7: "nNodes <= 2 ? bwIntra :

@@ -245,11 +245,16 @@ std::optional<HostCrossing> host_crossing(RouteCache& routes, std::span<const No
   if (c.local == 0 || c.local >= hosts.size() || 2 * c.local > ranks.size()) return std::nullopt;
   // Routes sprayed over parallel paths count their share of each (Route::link_share).
   std::map<LinkId, double> users;
+  const Topology& topology = routes.topology();
   for (std::size_t l = 0; l < c.local; ++l) {
     const Route& route = routes.get(ranks[l], ranks[c.local + l]);
     for (std::size_t i = 0; i < route.links.size(); ++i) {
       const double used = users[route.links[i]] += route.link_share.empty() ? 1.0 : route.link_share[i];
-      c.sharing = std::max(c.sharing, static_cast<std::uint32_t>(std::ceil(used - 1e-9)));
+      const auto most = static_cast<std::uint32_t>(std::ceil(used - 1e-9));
+      c.sharing = std::max(c.sharing, most);
+      const Link& link = topology.link(route.links[i]);
+      if (!topology.node(link.from).host.empty() || !topology.node(link.to).host.empty())
+        c.host_sharing = std::max(c.host_sharing, most);
     }
   }
   return c;

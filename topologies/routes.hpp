@@ -65,10 +65,14 @@ class RouteCache;
 /// How the ranks of the first host (consecutive from rank 0, by `hosts`: host_indices) reach the
 /// next host's: `local` = L, its rank count, and `sharing`, the most of the routes rank l -> rank
 /// L + l (l < L) that cross one link (L on --nodes K's one uplink per host, 1 where each GPU has its
-/// own NIC). nullopt unless the ranks span hosts with at least 2L of them.
+/// own NIC). `host_sharing` counts only links with an end in a host (Node::host: GPUs, NICs, a
+/// host's switch and their links), what NCCL's topology search sees: leaf-spine links are the
+/// network's, whose ECMP collisions NCCL's tuning never sees (ncclTopoTuneModel takes the NICs'
+/// bandwidth). nullopt unless the ranks span hosts with at least 2L of them.
 struct HostCrossing {
   std::size_t local = 0;
   std::uint32_t sharing = 1;
+  std::uint32_t host_sharing = 1;
 };
 std::optional<HostCrossing> host_crossing(RouteCache& routes, std::span<const NodeId> ranks,
                                           std::span<const std::uint32_t> hosts);
@@ -119,6 +123,12 @@ class RouteCache {
   std::optional<Route> spray(const std::vector<LinkId>& links, NodeId from, NodeId to);
 
   const Topology& topology_;
+
+ public:
+  /// The topology the routes are of.
+  [[nodiscard]] const Topology& topology() const noexcept { return topology_; }
+
+ private:
   PathTable* paths_ = nullptr;
   bool ecmp_ = false;   // ECMP routing on a fabric with equal-cost paths
   bool spray_ = false;  // spray routing on such a fabric

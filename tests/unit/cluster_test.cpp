@@ -2,6 +2,7 @@
 // fabrics, from flags and from a topology file's "cluster" object. Expected counts and rates are
 // derived by hand from the spec (topologies/cluster.hpp).
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 
@@ -322,5 +323,27 @@ TEST_CASE("a crossing between rails goes over NVLink first (PXN), never into a G
   const Topology t = collsim::topo::generate_cluster(collsim::topo::load_topology("dgx-h100"), spec);
   CHECK(route_path(t, "n0-gpu7", "n1-gpu0") ==
         std::vector<std::string>{"n0-nvswitch", "n0-gpu0", "n0-nic0", "rail0-leaf0", "n1-nic0", "n1-gpu0"});
+}
+}  // namespace cluster_test
+
+namespace cluster_test {
+TEST_CASE("NCCL's choice of protocol and channels does not depend on how the spines route", "[cluster][nccl]") {
+  // NCCL's tuning sees a host's GPUs, NICs and their links, never the spines' ECMP collisions
+  // (ncclTopoTuneModel, 2.30.7, takes the NICs' bandwidth): 4 DGX H100 one per leaf of 8 NICs cross
+  // the spines with every host pair, and --routing single put all 8 NICs' flows on one spine link,
+  // which made the formula see an eighth of the bandwidth and pick LL on 8 channels there against
+  // LL128 on 24 under ecmp and spray (newcomer finding). The simulated times still differ: the
+  // routes do.
+  std::set<std::string> picks;
+  std::map<std::string, std::int64_t> times;
+  for (const std::string routing : {"single", "ecmp", "spray"}) {
+    const auto j = simulate_json({"--node", "dgx-h100", "--nodes", "4", "--leaf-nics", "8", "--fabric", "fat-tree",
+                                  "--size", "1M", "--routing", routing});
+    picks.insert(j.at("protocol").get<std::string>() + " on " + std::to_string(j.at("channels").get<int>()));
+    times[routing] = j.at("time_ps").get<std::int64_t>();
+  }
+  INFO(*picks.begin());
+  CHECK(picks.size() == 1);
+  CHECK(times["single"] > times["ecmp"]);  // one spine link for all 8 NICs' flows
 }
 }  // namespace cluster_test

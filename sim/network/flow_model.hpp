@@ -240,6 +240,7 @@ class FlowModel final : public NetworkModel {
   bool prop_dirty(std::uint32_t r, double s);
   /// Whether `r` (dirty or clean) is a bottleneck of the round at share `s`.
   bool prop_bottleneck(std::uint32_t r, double s) const;
+  /// Pushes a PropEntry onto solve_propagate's heap.
   void prop_push(double share, std::uint32_t kind, std::uint32_t id);
   /// Lowers `cut` to the smallest share, old or new, that changed resource `r` had in a state its
   /// recorded levels below `cut` left it in; false where its levels are not to be trusted (then
@@ -253,8 +254,8 @@ class FlowModel final : public NetworkModel {
   /// level (or changed) into its resources and classes; false where it met another region (the
   /// pair is put in join_) or a resource whose levels are not to be trusted (its level dropped).
   bool walk_region(std::uint32_t region);
-  /// Marks the levels of `route`'s resources untrusted: a class on them took a rate no recorded
-  /// solve gave (begin()'s alone flows, retire()).
+  /// Marks the levels of `route`'s resources untrusted: a class on them took a rate that no
+  /// recorded solve gave and record_alone could not vouch for.
   void forget_levels(const topo::Route& route);
   /// Records on `route`'s resources the one round a solve of a class of one flow alone on them
   /// gives (begin()'s alone flows).

@@ -11,7 +11,7 @@ namespace collsim::cli {
 
 void add_log_run_flags(CLI::App& cmd, CompareOptions& o) {
   add_value(cmd, "log", o.log,
-            "nccl-tests output as printed; a log with only result rows needs --ranks and --collective");
+            "nccl-tests output as printed (or its rows as a CSV table); a log with only result rows needs --ranks and --collective");
   o.topology.add_to(cmd);
   add_value(cmd, "--algorithm", o.algorithm, "Algorithm to predict with, default nccl: NCCL's choice per size, as a log of NCCL's default ran; give the one a forced log ran (NCCL_ALGO=Ring: ring); `collsim algorithms` lists them");
   add_value(cmd, "--ranks", o.ranks, "Ranks of a log that does not say (the first N GPUs of the topology)");

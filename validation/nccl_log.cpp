@@ -168,6 +168,10 @@ class Reader {
       text.remove_prefix(text.find('#') + 1);
       return comment(text);
     }
+    // A comma-separated table: its header begins with the size column; its rows follow it.
+    if (text.find(',') != std::string_view::npos &&
+        (csv_ || (!layout_ && (words.front().starts_with("size") || words.front().starts_with("bytes")))))
+      return csv_line(text);
     // The header pasted without its '#' (Markdown, a copy from a web page): its lines begin with
     // words no result row begins with.
     if (header_word(words.front())) {
@@ -181,6 +185,7 @@ class Reader {
     }
     if (text.find("NCCL INFO") != std::string_view::npos || text.find("NCCL WARN") != std::string_view::npos) return;
     if (log_.rows.empty() && command_line(words)) return;
+    if (csv_) fail(line_, quote_field(join(words)), fmt::format("a comma-separated row ({})", layout_->names));
     row(words);
   }
 
@@ -200,6 +205,9 @@ class Reader {
     } else if (threads_gpus_) {
       log_.ranks = *threads_gpus_;
       log_.ranks_line = threads_line_;
+    } else if (table_ranks_) {
+      log_.ranks = *table_ranks_;
+      log_.ranks_line = table_ranks_line_;
     }
     return std::move(log_);
   }
@@ -232,12 +240,77 @@ class Reader {
       rank_line(words);
     } else if (words.front() == "Avg" || words.front() == "Out" || spaced.find("test concluded") != std::string::npos) {
       footer_ = true;
-    } else if (auto l = layout_from_header(words)) {
+    } else if (key_value(words, "gpu_count:") || key_value(words, "collective:")) {
+      table_note(words);
+    } else if (auto l = (words.front() == "size" || words.front() == "bytes") ? layout_from_header(words) : std::nullopt) {
       if (!log_.rows.empty()) fail(line_, "a second column header after result rows", "one test per log");
       layout_ = std::move(*l);
       if (layout_->algbw == Layout::npos || layout_->busbw == Layout::npos)
         fail(line_, fmt::format("the column header \"{}\"", layout_->names), "algbw and busbw columns after time");
     }
+  }
+
+  static bool key_value(const std::vector<std::string_view>& words, std::string_view key) {
+    return words.size() >= 2 && words.front() == key;
+  }
+
+  // A table's "# gpu_count: N" (the ranks) or "# collective: all_reduce (float, sum)" (the program,
+  // where no "# Collective test starting" or command line names it).
+  void table_note(const std::vector<std::string_view>& words) {
+    if (words.front() == "gpu_count:") {
+      const auto n = to_number<std::uint32_t>(words[1]);
+      if (!n || *n == 0 || *n > kMaxLogRanks)
+        fail(line_, quote_field(join(words)), fmt::format("\"gpu_count: N\" with a whole number N from 1 to {}", kMaxLogRanks));
+      table_ranks_ = *n;
+      table_ranks_line_ = line_;
+    } else if (log_.test.empty()) {
+      log_.test = std::string(words[1]);
+      log_.test_line = line_;
+    }
+  }
+
+  // A line of a comma-separated table: its column header (before any row), or a row.
+  void csv_line(std::string_view text) {
+    std::vector<std::string_view> fields;
+    std::size_t start = 0;
+    for (;;) {
+      const std::size_t comma = std::min(text.find(',', start), text.size());
+      std::string_view f = text.substr(start, comma - start);
+      while (!f.empty() && (f.front() == ' ' || f.front() == '\t')) f.remove_prefix(1);
+      while (!f.empty() && (f.back() == ' ' || f.back() == '\t')) f.remove_suffix(1);
+      fields.push_back(f);
+      if (comma == text.size()) break;
+      start = comma + 1;
+    }
+    if (!layout_) {
+      met(kFormCsvTable);
+      csv_ = true;
+      // "size_bytes", "time_us", "algbw_GBps": the column's name, then its unit.
+      std::vector<std::string> names;
+      for (std::string_view f : fields) {
+        const std::string_view name = f.substr(0, f.find('_'));
+        const std::string_view unit = f.size() > name.size() ? f.substr(name.size() + 1) : std::string_view{};
+        const bool unit_ok = unit.empty() || (name == "size" && (unit == "bytes" || unit == "B")) ||
+                             (name == "time" && unit == "us") ||
+                             ((name == "algbw" || name == "busbw") && (unit == "GBps" || unit == "GB/s"));
+        if (!unit_ok && (name == "size" || name == "time" || name == "algbw" || name == "busbw"))
+          fail(line_, fmt::format("the column {}", quote_field(f)),
+               "size or size_bytes, time or time_us (microseconds), algbw or algbw_GBps, busbw or busbw_GBps");
+        names.emplace_back(name);
+      }
+      std::vector<std::string_view> words(names.begin(), names.end());
+      auto l = layout_from_header(words);
+      if (!l || l->algbw == Layout::npos || l->busbw == Layout::npos)
+        fail(line_, fmt::format("the first line of a comma-separated table {}", quote_field(text)),
+             "a header naming its columns: size_bytes,time_us,algbw_GBps,busbw_GBps (count, type, redop, root too)");
+      l->in_place = Layout::npos;  // a table has one time per row
+      layout_ = std::move(*l);
+      return;
+    }
+    if (!csv_)
+      fail(line_, fmt::format("a comma-separated line {}", quote_field(text)),
+           fmt::format("a result row ({}), as the column header has them", layout_->names));
+    row(fields);
   }
 
   // A command line pasted above the output ("mpirun -np 8 ./build/all_reduce_perf -b 8 -e 8G"): the
@@ -373,6 +446,9 @@ class Reader {
   bool full_header_ = false;  // the run's header (test name, nThread, ranks) was printed
   bool footer_ = false;
   std::size_t short_row_line_ = 0;  // the row that ended after its out-of-place columns; 0: none
+  bool csv_ = false;  // the rows are comma-separated (kFormCsvTable)
+  std::optional<std::uint32_t> table_ranks_;  // "# gpu_count: N"
+  std::size_t table_ranks_line_ = 0;
 };
 
 }  // namespace

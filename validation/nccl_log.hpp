@@ -49,6 +49,9 @@ inline constexpr std::string_view kFormLabelPrefix = "label_prefix";  ///< "0: "
 inline constexpr std::string_view kFormHeaderWithoutHash = "header_without_hash";  ///< header lines without their '#'
 inline constexpr std::string_view kFormNoFooter = "no_footer";  ///< a header but no closing "# Avg bus bandwidth" line
 inline constexpr std::string_view kFormLastRowOutOfPlaceOnly = "last_row_without_in_place";  ///< the last row ends after its out-of-place columns
+/// A table of comma-separated values: a header line naming the columns ("size_bytes,time_us,
+/// algbw_GBps,busbw_GBps"), then one row per line, as spreadsheets and notebooks save a log's rows.
+inline constexpr std::string_view kFormCsvTable = "csv_table";
 
 /// What the header says, where it says it (0 = not said), and the rows.
 struct NcclLog {
@@ -79,7 +82,12 @@ struct NcclLog {
 /// header lines without their '#', no closing footer, and a last row without its in-place columns
 /// (a row so short that is followed by rows is refused). Lines "NCCL version ...", and NCCL's own
 /// "NCCL INFO"/"NCCL WARN" diagnostics, are skipped; a command line above the rows that runs an nccl-tests program ("... all_reduce_perf -b 8")
-/// names the program when no "# Collective test starting" line does.
+/// names the program when no "# Collective test starting" line does. A comma-separated table
+/// (kFormCsvTable) is read by its header's column names (size or size_bytes, time or time_us in
+/// microseconds, algbw or algbw_GBps, busbw or busbw_GBps; count, type, redop and root when present),
+/// with "# gpu_count: N" and "# collective: NAME" comment lines giving the ranks and the program
+/// where nothing else does. A column header is a line whose first word is "size" or "bytes" (a
+/// comment that merely names the columns is not one).
 NcclLog parse_nccl_log(std::string_view text, std::string file);
 
 /// Reads the log file at `path`; throws NcclLogError naming it when it cannot be read.

@@ -8,6 +8,8 @@
 #include <functional>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "validation/nccl_log.hpp"
 
 // One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
@@ -347,6 +349,61 @@ TEST_CASE("logs as people paste them are read and the forms met are listed", "[n
     CHECK(rows.rows.size() == 2);
     CHECK(rows.forms == std::vector<std::string>{"last_row_without_in_place"});
   }
+}
+
+TEST_CASE("a comma-separated table of a log's rows is read by its column names", "[nccl-log][paste][csv]") {
+  // The L40S log's out-of-place columns saved as a table, the way a notebook writes them; its
+  // comments say the ranks and the collective, and one names the columns in prose.
+  const NcclLog printed = parse_nccl_log(fixture_text("l40s_4gpu_ring.txt"), "l40s.txt");
+  std::string csv = "# source: the L40S fixture's rows\n# gpu_count: 4\n# collective: all_reduce (float, sum)\n"
+                    "# columns_note: size (B), time (us), algbw (GB/s), busbw (GB/s)\n"
+                    "size_bytes,time_us,algbw_GBps,busbw_GBps\n";
+  for (const auto& r : printed.rows) csv += fmt::format("{},{},{},{}\n", r.size, r.time_us, r.algbw_GBps, r.busbw_GBps);
+  const NcclLog table = parse_nccl_log(csv, "t.csv");
+  REQUIRE(table.rows.size() == printed.rows.size());
+  for (std::size_t i = 0; i < table.rows.size(); ++i) {
+    CHECK(table.rows[i].size == printed.rows[i].size);
+    CHECK(table.rows[i].time_us == printed.rows[i].time_us);
+    CHECK(table.rows[i].busbw_GBps == printed.rows[i].busbw_GBps);
+    CHECK(table.rows[i].line == i + 6);
+  }
+  CHECK(table.ranks == 4U);
+  CHECK(table.ranks_line == 2);
+  CHECK(table.test == "all_reduce");
+  CHECK(collective_of_test(table.test) == Collective::AllReduce);
+  CHECK(table.forms == std::vector<std::string>{"csv_table"});
+  // Bare names, blanks after the commas, the count and type columns too.
+  const NcclLog bare = parse_nccl_log("size, count, type, time, algbw, busbw\n1024, 256, float, 10.24, 0.10, 0.15\n", "b.csv");
+  REQUIRE(bare.rows.size() == 1);
+  CHECK(bare.rows[0].count == 256);
+  CHECK(bare.rows[0].type == "float");
+  CHECK(bare.rows[0].time_us == 10.24);
+  CHECK_FALSE(bare.ranks.has_value());
+  // A time in other units, a table without busbw, and mixed forms are refused at their line.
+  CHECK_THROWS_WITH(parse_nccl_log("size_bytes,time_ms,algbw_GBps,busbw_GBps\n1024,0.01,0.10,0.15\n", "ms.csv"),
+                    Contains("ms.csv:1: found the column \"time_ms\", expected size or size_bytes, time or time_us"));
+  CHECK_THROWS_WITH(parse_nccl_log("size_bytes,time_us,algbw_GBps\n1024,10.24,0.10\n", "nb.csv"),
+                    Contains("nb.csv:1: found the first line of a comma-separated table"));
+  CHECK_THROWS_WITH(parse_nccl_log("size_bytes,time_us,algbw_GBps,busbw_GBps\n1024 10.24 0.10 0.15\n", "m.csv"),
+                    Contains("m.csv:2: found \"1024 10.24 0.10 0.15\", expected a comma-separated row"));
+  CHECK_THROWS_WITH(parse_nccl_log("size_bytes,time_us,algbw_GBps,busbw_GBps\n1024,10.24,0.10\n", "s.csv"),
+                    Contains("s.csv:2: found 3 fields, expected 4"));
+  CHECK_THROWS_WITH(parse_nccl_log("# gpu_count: many\nsize,time,algbw,busbw\n1024,10.24,0.10,0.15\n", "g.csv"),
+                    Contains("g.csv:1: found \"gpu_count: many\", expected \"gpu_count: N\""));
+  // The algbw check still catches a garbled number.
+  CHECK_THROWS_WITH(parse_nccl_log("size,time,algbw,busbw\n1024,10.24,9.10,0.15\n", "a.csv"),
+                    Contains("a.csv:2: found algbw 9.10 GB/s"));
+}
+
+TEST_CASE("a comment that names the columns in prose is no column header", "[nccl-log]") {
+  // Before session 24 "# note: size (B) and time (us) ..." became the header (its words hold size,
+  // time, algbw and busbw), and the rows were refused for not having its fields.
+  const NcclLog log = parse_nccl_log("# note: columns are size time algbw busbw as printed\n"
+                                     "1024 256 float sum -1 31.5 0.03 0.03 0 30.9 0.03 0.03 0\n"
+                                     "2048 512 float sum -1 31.6 0.06 0.06 0 31 0.07 0.07 0\n",
+                                     "n.txt");
+  REQUIRE(log.rows.size() == 2);
+  CHECK(log.rows[1].time_us == 31.6);
 }
 
 TEST_CASE("garbled logs are still refused at their line", "[nccl-log][errors]") {

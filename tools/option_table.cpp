@@ -33,7 +33,7 @@ constexpr std::array<std::pair<Field, std::string_view>, 31> kHelp{{
     {Field::Node, "A cluster of this machine (bundled name or file): --nodes K copies joined by --fabric fat-tree "
                   "(a host's NICs share a leaf) or rail (NIC i of every host on rail i's leaves), leaves linked to "
                   "every spine; NICs at --net-bandwidth (default 50GB/s, 400 Gb/s NDR) and --net-latency (700ns)"},
-    {Field::LeafNics, "With --node: NICs below each leaf switch, default 32 (half the ports of a 64-port NDR switch)"},
+    {Field::LeafNics, "With --node: NICs below each leaf switch, default 32 (half the ports of a 64-port NDR switch; on a fat tree, where that neither holds whole hosts nor equal parts of one, the largest part of a host below 32)"},
     {Field::Spines, "With --node: spine switches per plane, default one per leaf uplink (leaf NICs / oversubscription); "
                     "a leaf's uplink bandwidth (its NICs' / oversubscription) is shared evenly by its links to them"},
     {Field::Oversubscription, "With --node: a leaf's down to up bandwidth, e.g. 2:1 or 2; default 1:1 (non-blocking)"},

@@ -33,7 +33,6 @@ std::optional<double> parse_oversubscription(std::string_view text) noexcept {
 
 Topology generate_cluster(const Topology& machine, const ClusterSpec& spec) {
   if (spec.nodes == 0) throw TopologyError("--nodes: found 0, expected at least 1 host");
-  if (spec.leaf_nics == 0) throw TopologyError("--leaf-nics: found 0, expected at least 1 NIC per leaf switch");
   if (!(spec.oversubscription >= 1.0) || !std::isfinite(spec.oversubscription))
     throw TopologyError(fmt::format("--oversubscription: found {}, expected a ratio of at least 1 (1:1, 2:1 ...)",
                                     spec.oversubscription));
@@ -60,15 +59,22 @@ Topology generate_cluster(const Topology& machine, const ClusterSpec& spec) {
   // A fat tree's leaves hold whole hosts, or a host's NICs in equal parts: a host straddling two
   // leaves unevenly would send its channels through whichever NIC shares the peer's leaf.
   const std::uint32_t per_plane = nics_per_host / spec.planes;
-  if (spec.fabric == ClusterFabric::FatTree && spec.leaf_nics % per_plane != 0 && per_plane % spec.leaf_nics != 0)
-    throw TopologyError(fmt::format("--leaf-nics: found {0} (default 32), expected a multiple or a divisor of the "
-                                    "{1} NICs a host has in a plane, e.g. --leaf-nics {2}, so that a leaf holds whole "
-                                    "hosts or equal parts of one",
-                                    spec.leaf_nics, per_plane, per_plane * std::max<std::uint32_t>(1, spec.leaf_nics / per_plane)));
+  const auto fits = [&](std::uint32_t n) { return n % per_plane == 0 || per_plane % n == 0; };
+  std::uint32_t leaf_nics = spec.leaf_nics == 0 ? kDefaultLeafNics : spec.leaf_nics;
+  if (spec.fabric == ClusterFabric::FatTree && !fits(leaf_nics)) {
+    if (spec.leaf_nics != 0)
+      throw TopologyError(fmt::format("--leaf-nics: found {0}, expected a multiple or a divisor of the {1} NICs a host "
+                                      "has in a plane, e.g. --leaf-nics {2}, so that a leaf holds whole hosts or equal "
+                                      "parts of one",
+                                      leaf_nics, per_plane, per_plane * std::max<std::uint32_t>(1, leaf_nics / per_plane)));
+    // The default's 32 down ports neither hold whole hosts nor equal parts of one (GB200 NVL72's
+    // 72 NICs): a leaf takes the largest equal part of a host that fits in them (24).
+    while (!fits(leaf_nics)) --leaf_nics;
+  }
   const std::uint32_t spines =
       spec.spines != 0
           ? spec.spines
-          : std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::ceil(spec.leaf_nics / spec.oversubscription - 1e-9)));
+          : std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::ceil(leaf_nics / spec.oversubscription - 1e-9)));
   if (spines == 0) throw TopologyError("--spines: found 0, expected at least 1 spine switch");
 
   // An added NIC hangs off its GPU's PCIe: no faster than the GPU's own PCIe link where the machine
@@ -124,7 +130,7 @@ Topology generate_cluster(const Topology& machine, const ClusterSpec& spec) {
   };
   const auto prefix = [&](std::uint32_t p) { return spec.planes > 1 ? fmt::format("plane{}-", p) : std::string(); };
   const std::uint64_t uplink_bits = static_cast<std::uint64_t>(
-      std::llround(static_cast<double>(spec.leaf_nics) * static_cast<double>(spec.nic_bandwidth.bits_per_s) /
+      std::llround(static_cast<double>(leaf_nics) * static_cast<double>(spec.nic_bandwidth.bits_per_s) /
                    (spec.oversubscription * spines)));
   // A link slower than 1 Gb/s (1000BASE-T, the slowest data-centre Ethernet) is a typo, not a
   // fabric: refused here, naming the flag that made it so, rather than as a run whose time passes
@@ -136,7 +142,7 @@ Topology generate_cluster(const Topology& machine, const ClusterSpec& spec) {
     throw TopologyError(fmt::format("--net-bandwidth: found {} b/s, expected at least 1 Gb/s for a cluster's NICs",
                                     spec.nic_bandwidth.bits_per_s));
   if (uplink_bits < kSlowestLink) {
-    const double leaf_bits = static_cast<double>(spec.leaf_nics) * static_cast<double>(spec.nic_bandwidth.bits_per_s);
+    const double leaf_bits = static_cast<double>(leaf_nics) * static_cast<double>(spec.nic_bandwidth.bits_per_s);
     const double max_spines = leaf_bits / (spec.oversubscription * static_cast<double>(kSlowestLink));
     if (spec.spines != 0 && max_spines >= 1.0)
       throw TopologyError(fmt::format("--spines: found {}, so many that a leaf's link to each carries {} b/s; expected "
@@ -168,7 +174,7 @@ Topology generate_cluster(const Topology& machine, const ClusterSpec& spec) {
       NodeId leaf = 0;
       for (std::uint32_t h = 0; h < spec.nodes; ++h)
         for (std::uint32_t i = p; i < nics_per_host; i += spec.planes) {
-          if (placed % spec.leaf_nics == 0) leaf = add_leaf(fmt::format("{}leaf{}", prefix(p), placed / spec.leaf_nics));
+          if (placed % leaf_nics == 0) leaf = add_leaf(fmt::format("{}leaf{}", prefix(p), placed / leaf_nics));
           join(nic[std::size_t{h} * nics_per_host + i], leaf);
           ++placed;
         }
@@ -176,7 +182,7 @@ Topology generate_cluster(const Topology& machine, const ClusterSpec& spec) {
       for (std::uint32_t i = p; i < nics_per_host; i += spec.planes) {
         NodeId leaf = 0;
         for (std::uint32_t h = 0; h < spec.nodes; ++h) {
-          if (h % spec.leaf_nics == 0) leaf = add_leaf(fmt::format("{}rail{}-leaf{}", prefix(p), i, h / spec.leaf_nics));
+          if (h % leaf_nics == 0) leaf = add_leaf(fmt::format("{}rail{}-leaf{}", prefix(p), i, h / leaf_nics));
           join(nic[std::size_t{h} * nics_per_host + i], leaf);
         }
       }
@@ -191,7 +197,7 @@ Topology generate_cluster(const Topology& machine, const ClusterSpec& spec) {
       add_nics ? fmt::format("added, one per GPU on a PCIe link of {}", format_bandwidth(spec.nic_pcie))
                : "the machine's",
       format_bandwidth(spec.nic_bandwidth), format_time(spec.nic_latency), leaves_total,
-      spec.leaf_nics, spines, spines == 1 ? "" : "es",
+      leaf_nics, spines, spines == 1 ? "" : "es",
       spec.fabric == ClusterFabric::Rail ? " (rail-optimized: NIC i of every host on rail i's leaves)" : "",
       spec.planes, spec.planes == 1 ? "" : "s", format_bandwidth(Bandwidth{uplink_bits}), spec.oversubscription,
       format_time(spec.switch_latency), machine.name());

@@ -28,10 +28,16 @@ inline constexpr auto kClusterFabricNames = make_enum_names<ClusterFabric>(
 /// ports of 400 Gb/s), half of a leaf's ports down to NICs and half up (1:1), 700 ns per network
 /// link as the bundled dgx-h100-2node-ib400; NICs added where the machine has none sit on their
 /// GPU's PCIe Gen5 x16 link (63 GB/s per direction, PCI-SIG PCIe 5.0; DGX H100's ConnectX-7s).
+/// A leaf's down ports by default: half of a 64-port NDR switch (NVIDIA QM9700 datasheet).
+inline constexpr std::uint32_t kDefaultLeafNics = 32;
+
 struct ClusterSpec {
   std::uint32_t nodes = 1;                 ///< K hosts, >= 1
   ClusterFabric fabric = ClusterFabric::FatTree;
-  std::uint32_t leaf_nics = 32;            ///< NICs below each leaf switch (its down ports), >= 1
+  /// NICs below each leaf switch (its down ports); 0: kDefaultLeafNics, or on a fat tree whose
+  /// hosts' NICs per plane 32 neither divides nor is a multiple of, the largest divisor of that count
+  /// below 32 (GB200 NVL72's 72 NICs: 24, a third of a host per leaf).
+  std::uint32_t leaf_nics = 0;
   /// Spine switches per plane; 0: one per leaf uplink port, ceil(leaf_nics / oversubscription).
   std::uint32_t spines = 0;
   double oversubscription = 1.0;           ///< a leaf's down to up bandwidth, >= 1 (2 is 2:1)

@@ -102,6 +102,28 @@ TEST_CASE("a rail-optimized cluster puts NIC i of every host on rail i's leaves,
   CHECK(planes.find_node("plane1-spine3").has_value());
 }
 
+TEST_CASE("the default leaf holds whole hosts or the largest equal part of one that fits 32 ports", "[cluster]") {
+  // GB200 NVL72: 72 NICs a host (one per B200). 32 neither divides 72 nor is a multiple of it; the
+  // largest divisor of 72 below 32 is 24 (72 = 3 x 24), so each host spans 3 leaves of 24 NICs and a
+  // 1:1 leaf has 24 uplinks (24 spines). Session 22's newcomer found the default refused.
+  const Topology machine = collsim::topo::load_topology("gb200-nvl72");
+  ClusterSpec spec;
+  spec.nodes = 2;
+  const Topology t = collsim::topo::generate_cluster(machine, spec);
+  CHECK(neighbour(t, "n0-nic23", "leaf") == "leaf0");
+  CHECK(neighbour(t, "n0-nic24", "leaf") == "leaf1");
+  CHECK(neighbour(t, "n1-nic0", "leaf") == "leaf3");
+  CHECK(count_nodes(t, NodeType::Switch) - count_nodes(machine, NodeType::Switch) * 2 == 6 + 24);
+  // DGX H100's 8 NICs: 32 is a multiple, 4 hosts per leaf, as before.
+  const Topology h = collsim::topo::generate_cluster(collsim::topo::load_topology("dgx-h100"), spec);
+  CHECK(neighbour(h, "n1-nic7", "leaf") == "leaf0");
+  // Given, 32 is refused on GB200 NVL72 with the flag's name, and the rail fabric keeps 32 hosts a leaf.
+  spec.leaf_nics = 32;
+  CHECK_THROWS_WITH(collsim::topo::generate_cluster(machine, spec), Contains("--leaf-nics: found 32, expected a multiple or a divisor of the 72 NICs"));
+  check_bad_input({"topo", "--node", "gb200-nvl72", "--nodes", "2", "--fabric", "fat-tree", "--leaf-nics", "32"},
+                  "--leaf-nics: found 32, expected");
+}
+
 TEST_CASE("a machine's own NICs are used as they are", "[cluster]") {
   const std::string machine = collsim::testing::temp_file("two-gpus-one-nic.json", R"({"nodes": [
       {"id": "g0", "type": "gpu"}, {"id": "g1", "type": "gpu"}, {"id": "s", "type": "switch"}, {"id": "nic", "type": "nic"}],
@@ -240,7 +262,7 @@ TEST_CASE("cluster flags out of range or out of place are one-line errors", "[cl
   // 4 NICs a plane and 6 a leaf: neither whole hosts nor equal parts; the message offers 4.
   check_bad_input({"topo", "--node", "dgx-h100", "--nodes", "2", "--fabric", "fat-tree", "--planes", "2",
                    "--leaf-nics", "6"},
-                  "--leaf-nics: found 6 (default 32), expected a multiple or a divisor of the 4 NICs a host has "
+                  "--leaf-nics: found 6, expected a multiple or a divisor of the 4 NICs a host has "
                   "in a plane, e.g. --leaf-nics 4");
   check_bad_input({"topo", "--node", "dgx-h100-2node-ib400", "--nodes", "2", "--fabric", "rail"}, "--node:");
   check_bad_input({"topo", "--node", "dgx-h100", "--nodes", "2"}, "--fabric: missing");
@@ -255,7 +277,7 @@ TEST_CASE("cluster flags out of range or out of place are one-line errors", "[cl
   // A host's 8 NICs split 6 + 2 over two leaves would send its channels through whichever NIC shares
   // the peer's leaf: refused. A multiple (16) or a divisor (4) is fine.
   check_bad_input({"topo", "--node", "dgx-h100", "--nodes", "2", "--fabric", "fat-tree", "--leaf-nics", "12"},
-                  "--leaf-nics: found 12 (default 32), expected a multiple or a divisor of the 8 NICs");
+                  "--leaf-nics: found 12, expected a multiple or a divisor of the 8 NICs");
   check_bad_input({"topo", "--node", "dgx-h100", "--nodes", "2", "--fabric", "rail", "--oversubscription", "1e300"},
                   "--oversubscription: found");
   // A leaf of 8 NICs at 400 Gb/s has 3.2 Tb/s down: past 3200:1 its one spine link falls below

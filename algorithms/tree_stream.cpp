@@ -33,6 +33,19 @@ class TreeStream final : public sched::OpStream {
       for (std::uint32_t i = 0; i < lanes_[t].share.count; ++i)
         for (sched::Rank r : lanes_[t].leaves) out.push_back(key(i, t, kUp, r));
   }
+  // A leaf's sends up follow each other on its one connection to its parent (chunk after chunk):
+  // launched one by one as the one before begins, not every chunk at the start.
+  [[nodiscard]] sched::OpKey root_after(sched::OpKey k) const override {
+    const auto [i, t, kind, r] = parts(k);
+    const Lane& lane = lanes_[t];
+    if (kind != kUp || !lane.tree.nodes[r].is_leaf() || i + 1 >= lane.share.count) return sched::kNoOpKey;
+    return key(i + 1, t, kUp, r);
+  }
+  void chain_heads(std::vector<sched::OpKey>& out) const override {
+    for (std::uint32_t t = 0; t < lanes_.size(); ++t)
+      if (lanes_[t].share.count > 0)
+        for (sched::Rank r : lanes_[t].leaves) out.push_back(key(0, t, kUp, r));
+  }
   [[nodiscard]] sched::StreamOp op(sched::OpKey k) const override {
     const auto [i, t, kind, r] = parts(k);
     const Lane& lane = lanes_[t];

@@ -147,11 +147,20 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
     if (network.has_deferred()) network.flush(events);
     events.queue.push(at, Event{true, t});
   };
-  const auto launch = [&](sched::OpKey key, const sched::StreamOp& op, Time now) {
+  // Chains of roots (OpStream::root_after): the next root of a chain is launched when the one
+  // before it begins transmitting (the model logs that in `begun`), not at the start.
+  const bool chained = options.chain_roots && !dense && network.chains();
+  std::vector<net::TransferId> begun;
+  struct BeginLog {  // the model logs into `begun` for this run only
+    net::NetworkModel& model;
+    ~BeginLog() { model.log_begins(nullptr); }
+  } begin_log{network};
+  if (chained) network.log_begins(&begun);
+  const auto launch = [&](sched::OpKey key, const sched::StreamOp& op, Time now, Time ready) {
     const net::TransferId t = transfer_of(key);
     held = std::max(held, ++in_flight + waiting.size());
-    if (dense) result.ops[key].ready = now;
-    else slot_ready[t] = now;
+    if (dense) result.ops[key].ready = ready;
+    else slot_ready[t] = ready;
     const std::uint32_t n = copies_of(op);
     const topo::Route* route =
         op.src == op.dst ? nullptr : &routes.get(rank_to_gpu[op.src], rank_to_gpu[op.dst], op.channel);
@@ -179,15 +188,29 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
             static_cast<Bytes>(std::llround(static_cast<double>(moved) * route->link_share[i]));
     }
     // The op's own cost comes after its data arrives: the model reports it finished then.
-    network.start(now, t, *route, op.bytes, op.channel, n, std::max(cost, Time{0}), events);
+    if (chained && stream.root_after(key) != sched::kNoOpKey)
+      network.start_followed(now, t, *route, op.bytes, op.channel, n, std::max(cost, Time{0}), events);
+    else
+      network.start(now, t, *route, op.bytes, op.channel, n, std::max(cost, Time{0}), events);
+  };
+  // Launches the root after each chained transfer that began, at `now` (its predecessor's begin),
+  // ready since the start as every root; one that begins at once is followed in turn.
+  const auto follow_chains = [&](Time now) {
+    for (std::size_t i = 0; i < begun.size(); ++i) {
+      const sched::OpKey k = stream.root_after(slot_key[begun[i]]);
+      launch(k, stream.op(k), now, options.start);
+    }
+    begun.clear();
   };
 
   std::vector<sched::OpKey> next;
-  stream.roots(next);
+  if (chained) stream.chain_heads(next);
+  else stream.roots(next);
   for (sched::OpKey k : next) {
     const sched::StreamOp op = stream.op(k);
-    if (!fold || op.src < fold->period) launch(k, op, options.start);
+    if (!fold || op.src < fold->period) launch(k, op, options.start, options.start);
   }
+  if (chained) follow_chains(options.start);
 
   std::vector<net::TransferId> finished;
   std::uint64_t done = 0;
@@ -203,6 +226,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
       finished.push_back(static_cast<net::TransferId>(ev.payload.token));
     } else {
       network.wake(ev.time, ev.payload.token, events, finished);
+      if (!begun.empty()) follow_chains(ev.time);
     }
     for (net::TransferId t : finished) {
       ++done;
@@ -220,7 +244,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
         sched::OpKey k = next.back();
         next.pop_back();
         if (dense) {
-          if (--pending[k] == 0) launch(k, stream.op(k), ev.time);
+          if (--pending[k] == 0) launch(k, stream.op(k), ev.time, ev.time);
           continue;
         }
         sched::StreamOp op = stream.op(k);
@@ -231,7 +255,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
         }
         if (op.deps > 1 && !waiting.arrive(k, op.deps)) continue;
         if (!op.join) {
-          launch(k, op, ev.time);
+          launch(k, op, ev.time, ev.time);
           continue;
         }
         const std::size_t base = next.size();

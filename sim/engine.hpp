@@ -96,6 +96,10 @@ struct RunOptions {
   /// the same times, in a fraction of the events); false simulates every rank (the tests' oracle).
   /// Runs told of each op or transfer (op_observer, observer) are never folded.
   bool fold_ranks = true;
+  /// Whether a chain of roots (sched::OpStream::root_after) is launched link by link, each root
+  /// when the one before it begins transmitting, where the network model chains(); false launches
+  /// every root at the start (the tests' oracle: the same times).
+  bool chain_roots = true;
   /// When not null, read every 4,096 events: once it holds true the run ends with Stopped (a front
   /// end that must stay interruptible, e.g. Python on Ctrl-C, sets it from another thread).
   const std::atomic<bool>* stop = nullptr;

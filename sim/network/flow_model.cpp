@@ -65,6 +65,16 @@ std::uint32_t FlowModel::connection_of(const topo::Route& route, std::uint16_t c
 
 void FlowModel::start(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel,
                       std::uint32_t copies, Time after, WakeQueue& queue) {
+  start_flow(now, id, route, bytes, channel, copies, after, false, queue);
+}
+
+void FlowModel::start_followed(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel,
+                               std::uint32_t copies, Time after, WakeQueue& queue) {
+  start_flow(now, id, route, bytes, channel, copies, after, true, queue);
+}
+
+void FlowModel::start_flow(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel,
+                           std::uint32_t copies, Time after, bool followed, WakeQueue& queue) {
   if (copies == 0) throw std::invalid_argument("FlowModel::start: 0 copies of a transfer, expected at least 1");
   if (after < Time{0}) throw std::invalid_argument("FlowModel::start: a negative cost after arrival");
   queue_ = &queue;
@@ -84,17 +94,17 @@ void FlowModel::start(Time now, TransferId id, const topo::Route& route, Bytes b
     std::uint32_t p = pending_free_;
     if (p != kNone) {
       pending_free_ = pending_[p].next;
-      pending_[p] = Pending{id, bytes, copies, after, kNone};
+      pending_[p] = Pending{id, bytes, copies, after, kNone, followed};
     } else {
       p = static_cast<std::uint32_t>(pending_.size());
-      pending_.push_back(Pending{id, bytes, copies, after, kNone});
+      pending_.push_back(Pending{id, bytes, copies, after, kNone, followed});
     }
     (connection.tail == kNone ? connection.head : pending_[connection.tail].next) = p;
     connection.tail = p;
     return;
   }
   connection.busy = true;
-  begin(now, id, route, c, bytes, copies, after);
+  begin(now, id, route, c, bytes, copies, after, followed);
 }
 
 void FlowModel::log_wake(Time at, std::uint64_t token) {
@@ -131,7 +141,7 @@ void FlowModel::touch(std::uint32_t group) {
 }
 
 FlowModel::Slot FlowModel::begin(Time now, TransferId id, const topo::Route& route, std::uint32_t connection,
-                                 Bytes bytes, std::uint32_t copies, Time after) {
+                                 Bytes bytes, std::uint32_t copies, Time after, bool followed) {
   // A quiet flow is alone on its resources (its class is their only one): one this flow will
   // share is ended now if it is done, else it becomes an ordinary flow (settle_quiet).
   for (auto r : route.resources) {
@@ -156,6 +166,8 @@ FlowModel::Slot FlowModel::begin(Time now, TransferId id, const topo::Route& rou
   f.bytes = bytes;
   f.copies = copies;
   f.after = after;
+  f.followed = followed;
+  if (followed && begins_ != nullptr) begins_->push_back(id);
   f.started = now;
   f.joined = ++epoch_;
   Group& g = groups_[f.group];
@@ -227,7 +239,7 @@ void FlowModel::leave(Time now, Slot slot) {
 
 bool FlowModel::may_skip_end(const Group& group, const Flow& f) const {
   if (!quiet_ || observer_ != nullptr || group.contended || group.flows.size() != 1 ||
-      connections_[f.connection].head != kNone)
+      connections_[f.connection].head != kNone || f.followed)
     return false;
   return std::all_of(f.route->resources.begin(), f.route->resources.end(),
                      [&](std::uint32_t r) { return resource_[r].classes.size() == 1; });
@@ -611,7 +623,7 @@ void FlowModel::end_if_current(Time now, Slot slot, std::uint32_t version) {
   pending_[p].next = pending_free_;
   pending_free_ = p;
   touch(group);
-  begin(now, next.id, route, c, next.bytes, next.copies, next.after);
+  begin(now, next.id, route, c, next.bytes, next.copies, next.after, next.followed);
 }
 
 }  // namespace collsim::net

@@ -98,6 +98,9 @@ class FlowModel final : public NetworkModel {
   void start(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel,
              std::uint32_t copies, Time after, WakeQueue& queue) override;
   [[nodiscard]] bool folds_copies() const noexcept override { return true; }
+  [[nodiscard]] bool chains() const noexcept override { return true; }
+  void start_followed(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel,
+                      std::uint32_t copies, Time after, WakeQueue& queue) override;
   void wake(Time now, std::uint64_t token, WakeQueue& queue, std::vector<TransferId>& finished) override;
   /// Solves the rates of every class a start or end reached since the last flush, projects the
   /// ends that moved and gives the queue their wake-ups, merged with the arrivals logged since.
@@ -159,6 +162,9 @@ class FlowModel final : public NetworkModel {
     /// (queued at the flush, at end_at + latency + after); whoever comes onto its resources or
     /// its connection first ends it (at end_at, when that has passed) or makes it ordinary.
     bool quiet = false;
+    /// Followed on its connection by a transfer the engine starts when this one begins
+    /// (start_followed): never quiet, as with a transfer queued behind it.
+    bool followed = false;
     Time end_at{0};             // while quiet: when its last bit leaves
     std::uint32_t version = 0;  // wake-ups of older projections (or older users of the slot) are ignored
     Slot next_free = kNone;
@@ -170,6 +176,7 @@ class FlowModel final : public NetworkModel {
     std::uint32_t copies;
     Time after;
     std::uint32_t next;  // index into pending_, or kNone
+    bool followed;       // started by start_followed
   };
   /// A route and a channel: its transfers transmit one at a time, in request order.
   struct Connection {
@@ -197,7 +204,9 @@ class FlowModel final : public NetworkModel {
   };
   std::uint32_t connection_of(const topo::Route& route, std::uint16_t channel);
   Slot begin(Time now, TransferId id, const topo::Route& route, std::uint32_t connection, Bytes bytes,
-             std::uint32_t copies, Time after);
+             std::uint32_t copies, Time after, bool followed);
+  void start_flow(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel,
+                  std::uint32_t copies, Time after, bool followed, WakeQueue& queue);
   void end(Time now, Slot slot);
   /// Takes the flow in `slot` off its class, resources and links as of `at` (its transmission's
   /// end); the slot stays the flow's.

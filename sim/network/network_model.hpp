@@ -71,6 +71,21 @@ class NetworkModel {
   /// channels stay in step and one of them, counted `copies` times, has their times. A FIFO model
   /// serialises copies, one after the other, and cannot.
   [[nodiscard]] virtual bool folds_copies() const noexcept { return false; }
+  /// True when the model can take chained transfers (start_followed, log_begins), so the engine
+  /// launches a chain's next root when the one before it begins (sched::OpStream::root_after);
+  /// otherwise the engine launches every root at the start, as a stream without chains.
+  [[nodiscard]] virtual bool chains() const noexcept { return false; }
+  /// As start(), for a transfer that the engine follows on its connection by another, which it
+  /// starts once this one begins transmitting: the model times this one as though that one were
+  /// already queued behind it (the same times as when every root is launched at the start), and
+  /// appends `id` to the log_begins() list when it begins. Only called when chains().
+  virtual void start_followed(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel,
+                              std::uint32_t copies, Time after, WakeQueue& queue) {
+    start(now, id, route, bytes, channel, copies, after, queue);
+  }
+  /// Where start_followed()'s transfers are logged when they begin (nullptr: nowhere); must
+  /// outlive the run.
+  void log_begins(std::vector<TransferId>* log) noexcept { begins_ = log; }
   /// A wake-up scheduled with queue.wake_at(now, token) has come; appends every transfer that
   /// finished at `now` to `finished`.
   virtual void wake(Time now, std::uint64_t token, WakeQueue& queue, std::vector<TransferId>& finished) = 0;
@@ -89,6 +104,7 @@ class NetworkModel {
  protected:
   TransferObserver* observer_ = nullptr;  ///< see observe()
   bool deferred_ = false;                 ///< see has_deferred()
+  std::vector<TransferId>* begins_ = nullptr;  ///< see log_begins()
 };
 
 /// The models --network accepts, in the order to list them.

@@ -25,6 +25,9 @@ using OpKey = std::uint64_t;
 /// (algo::stream_with_channels; at most 64 channels, as NCCL's MAXCHANNELS).
 inline constexpr unsigned kChannelKeyBits = 58;
 
+/// No op: the end of a chain of roots (OpStream::root_after).
+inline constexpr OpKey kNoOpKey = ~OpKey{0};
+
 /// One op as the engine sees it: `src` sends `bytes` to `dst` (src == dst: a local op) on
 /// `channel`, once `deps` ops that list it among their successors have finished; `reduce` when
 /// the receiver adds what arrives (Combine::Reduce), which may cost it time (sim::OpCostModel).
@@ -75,6 +78,15 @@ class OpStream {
   /// Every key is below this bound; 0 (the default): not known. What lets a wrapper fold more into
   /// a key (slice_stream: key x slices + slice) without two ops meeting.
   [[nodiscard]] virtual OpKey key_limit() const { return 0; }
+  /// Chains of roots: the root that follows root `key` on its connection (the same sender,
+  /// receiver and channel, which no op outside the chain uses), later in roots()' order, or
+  /// kNoOpKey (the default: no chains). Such a root cannot start transmitting before the one it
+  /// follows has, so an engine whose network model says when a transfer begins launches it then,
+  /// instead of holding it from the start (a tree's leaves send every pipeline chunk at once: 16.7 M
+  /// transfers held at 16,384 ranks; bench/PROFILE.md section 11).
+  [[nodiscard]] virtual OpKey root_after(OpKey /*key*/) const { return kNoOpKey; }
+  /// Appends the roots that follow no root (root_after), in roots()' order; the default: roots().
+  virtual void chain_heads(std::vector<OpKey>& out) const { roots(out); }
 };
 
 /// A materialised Schedule seen as a stream: keys are op ids, successors the reversed dependency

@@ -41,6 +41,14 @@ Topology generate_cluster(const Topology& machine, const ClusterSpec& spec) {
       throw TopologyError(fmt::format("--node: {} puts node \"{}\" on host \"{}\"; expected one machine (no \"host\") "
                                       "to copy into every host of the cluster",
                                       machine.name(), n.id, n.host));
+  // As many GPUs as --gpus generates at most: past that every table of a run outgrows memory (a
+  // million hosts of 8 ran for minutes before the kernel killed it).
+  constexpr std::uint64_t kMaxClusterGpus = std::uint64_t{1} << 20;
+  if (std::uint64_t{spec.nodes} * machine.gpus().size() > kMaxClusterGpus)
+    throw TopologyError(fmt::format("--nodes: found {} hosts of {} GPUs = {} GPUs, expected at most {} GPUs in all "
+                                    "(2^20, as --gpus), e.g. --nodes {}",
+                                    spec.nodes, machine.gpus().size(), std::uint64_t{spec.nodes} * machine.gpus().size(),
+                                    kMaxClusterGpus, kMaxClusterGpus / std::max<std::size_t>(1, machine.gpus().size())));
   std::vector<NodeId> machine_nics;
   for (NodeId n = 0; n < machine.nodes().size(); ++n)
     if (machine.node(n).type == NodeType::Nic) machine_nics.push_back(n);

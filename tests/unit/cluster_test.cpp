@@ -124,6 +124,18 @@ TEST_CASE("the default leaf holds whole hosts or the largest equal part of one t
                   "--leaf-nics: found 32, expected");
 }
 
+TEST_CASE("a cluster of more GPUs than --gpus generates is refused at once", "[cluster][cli]") {
+  // 2^20 hosts of 8 GPUs = 8,388,608 GPUs, 8 x the 2^20 that --gpus allows; 131,072 hosts of 8 are
+  // exactly 2^20 (session 22's newcomer ran out of memory after 3 minutes with the first).
+  check_bad_input({"topo", "--node", "dgx-h100", "--nodes", "1048576", "--fabric", "rail"},
+                  "--nodes: found 1048576 hosts of 8 GPUs = 8388608 GPUs, expected at most 1048576 GPUs in all (2^20, "
+                  "as --gpus), e.g. --nodes 131072");
+  ClusterSpec spec;
+  spec.nodes = 131073;
+  CHECK_THROWS_WITH(collsim::topo::generate_cluster(collsim::topo::load_topology("dgx-h100"), spec),
+                    Contains("found 131073 hosts of 8 GPUs = 1048584 GPUs"));
+}
+
 TEST_CASE("a machine's own NICs are used as they are", "[cluster]") {
   const std::string machine = collsim::testing::temp_file("two-gpus-one-nic.json", R"({"nodes": [
       {"id": "g0", "type": "gpu"}, {"id": "g1", "type": "gpu"}, {"id": "s", "type": "switch"}, {"id": "nic", "type": "nic"}],

@@ -23,7 +23,16 @@ std::vector<SweepTopology> load_topologies(SweepText& o) {
   std::vector<SweepTopology> out;
   if (generated(o.generator)) {
     if (!o.generator.node.empty() && o.generator.gpus.empty() && o.topologies.empty() && o.built.empty()) {
-      out.push_back({load_topology(topology_spec(o.generator)), o.generator.fabric});  // one cluster
+      // One cluster per host count of --nodes (a list such as 16,32 or 16..128, as --gpus takes).
+      if (o.generator.nodes.empty()) {
+        out.push_back({load_topology(topology_spec(o.generator)), o.generator.fabric});
+        return out;
+      }
+      for (std::uint32_t k : parse_count_list(Field::Nodes, o.generator.nodes, 1, 1u << 20)) {
+        TopologyText t = o.generator;
+        t.nodes = std::to_string(k);
+        out.push_back({load_topology(topology_spec(t)), t.fabric});
+      }
       return out;
     }
     if (!o.topologies.empty() || !o.built.empty())

@@ -21,7 +21,8 @@ constexpr std::array<std::pair<Field, std::string_view>, 31> kHelp{{
      "Generated links' bandwidth per direction, default 25GB/s (GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s)"},
     {Field::LinkLatency, "Generated links' latency, default 1us (ps, ns, us, ms, s)"},
     {Field::Nodes, "Generate K hosts of N/K GPUs (with --gpus N --fabric switch; K must divide N): each host's GPUs on "
-                   "its own switch, the host switches joined by one network switch; with --node, K copies of that machine"},
+                   "its own switch, the host switches joined by one network switch; with --node, K copies of that machine (for "
+                   "sweep with --node a list such as 16,32 or 16..128, one cluster each)"},
     {Field::NetBandwidth, "With --nodes: each host's link to the network switch, per direction, default 25GB/s (one "
                           "200 Gb/s HDR InfiniBand port); with --node, each NIC's, default 50GB/s (400 Gb/s NDR) "
                           "(GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s)"},

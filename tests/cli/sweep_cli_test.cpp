@@ -244,6 +244,26 @@ TEST_CASE("sweep lists: A..B is the powers of two, sizes follow nccl-tests -b/-e
   CHECK(size_range("0", "2", "", "1", 1000) == std::vector<collsim::Bytes>{0, 1, 2});
 }
 
+TEST_CASE("sweep --node with a --nodes list runs one cluster per host count", "[cli][sweep][cluster]") {
+  // 2..8 is 2, 4 and 8 hosts of 8 GPUs: 16, 32 and 64 ranks, each cluster named by its host count.
+  // Ring all-reduce's steps are 2(N - 1) (the seed's ring: 2 x (3 - 1) = 4 steps on 3 GPUs).
+  const auto run = run_collsim({"sweep", "--node", "dgx-h100", "--nodes", "2..8", "--fabric", "rail", "--algorithms",
+                                "ring", "--sizes", "1M", "--format", "json"});
+  REQUIRE(run.code == 0);
+  std::istringstream lines(run.out);
+  std::string line;
+  std::vector<std::pair<std::string, std::uint64_t>> rows;
+  while (std::getline(lines, line)) {
+    const auto j = nlohmann::json::parse(line);
+    rows.emplace_back(j.at("topology").get<std::string>(), j.at("ranks").get<std::uint64_t>());
+    CHECK(j.at("steps").get<std::uint64_t>() == 2 * (j.at("ranks").get<std::uint64_t>() - 1));
+  }
+  CHECK(rows == std::vector<std::pair<std::string, std::uint64_t>>{
+                    {"dgx-h100-2node-rail", 16}, {"dgx-h100-4node-rail", 32}, {"dgx-h100-8node-rail", 64}});
+  check_bad_input({"sweep", "--node", "dgx-h100", "--nodes", "2,x", "--fabric", "rail", "--sizes", "1M"},
+                  "--nodes: found \"x\", expected a whole number from 1 to 1048576");
+}
+
 TEST_CASE("RFC 4180 fields: quoted when needed, read back exactly", "[cli][csv]") {
   using namespace collsim::reports;
   const std::vector<std::string> fields{"plain", "a,b", "say \"hi\"", "two\nlines", ""};

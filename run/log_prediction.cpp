@@ -1,6 +1,11 @@
 // Settling a log's run and predicting its rows: shared by compare and calibrate.
 #include "run/log_prediction.hpp"
 
+#include <atomic>
+#include <exception>
+#include <optional>
+#include <thread>
+
 #include <algorithm>
 #include <limits>
 
@@ -151,8 +156,12 @@ std::string test_program(const LogRun& run) {
   return run.log.test.empty() ? std::string(program_of(run.collective)) : run.log.test;
 }
 
-sim::Summary predict_row(const LogRun& run, const LogRequest& o, const ModelOptions& model,
-                         const validation::NcclRow& row, const algo::AlgorithmRegistry& registry) {
+namespace {
+
+// predict_row with the routes' links from `paths` (a thread's own table where rows run at once).
+sim::Summary predict_row_on(const LogRun& run, const LogRequest& o, const ModelOptions& model,
+                            const validation::NcclRow& row, const algo::AlgorithmRegistry& registry,
+                            topo::PathTable* paths) {
   SimulationRequest s = row_request(o, run.collective, run.ranks, row, run.log.file);
   s.model = model;
   s.model.formula = Formula::None;
@@ -162,8 +171,15 @@ sim::Summary predict_row(const LogRun& run, const LogRequest& o, const ModelOpti
     s.model.gpus_per_thread_source = fmt::format("{}:{}: nGpus {}", run.log.file, run.log.gpus_per_thread_line,
                                                  *run.log.gpus_per_thread);
   }
-  const Plan plan = plan_on(s, run.topology, registry, run.paths.get());
+  const Plan plan = plan_on(s, run.topology, registry, paths);
   return run_plan(plan, run.topology, s).run.summary;
+}
+
+}  // namespace
+
+sim::Summary predict_row(const LogRun& run, const LogRequest& o, const ModelOptions& model,
+                         const validation::NcclRow& row, const algo::AlgorithmRegistry& registry) {
+  return predict_row_on(run, o, model, row, registry, run.paths.get());
 }
 
 LogComparison compare_log(const LogRun& run, const LogRequest& request, FieldSpelling spell,
@@ -178,10 +194,41 @@ LogComparison compare_log(const LogRun& run, const LogRequest& request, FieldSpe
     if (std::find(view.devices.begin(), view.devices.end(), d) == view.devices.end()) view.devices.push_back(d);
   view.hosts = run.log.hosts.size();
   view.log_forms = run.log.forms;
+  // Rows are taken in the log's order; after a row fails (other than by passing the clock) no
+  // thread takes another, and every row before it has been taken, so the first failure in the
+  // log's order is the one a single thread would meet.
+  const std::size_t count = run.log.rows.size();
+  std::vector<std::optional<sim::Summary>> predicted(count);
+  std::vector<std::exception_ptr> failed(count);
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  const auto work = [&](topo::PathTable* paths) {
+    for (std::size_t i; !stop.load() && (i = next.fetch_add(1)) < count;) {
+      try {
+        predicted[i] = predict_row_on(run, request, request.model, run.log.rows[i], registry, paths);
+      } catch (const OverflowError&) {
+        failed[i] = std::current_exception();
+      } catch (...) {
+        failed[i] = std::current_exception();
+        stop = true;
+      }
+    }
+  };
+  const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(std::max(1u, request.threads), count));
+  if (threads <= 1) {
+    work(run.paths.get());
+  } else {
+    std::vector<topo::PathTable> tables(threads);
+    std::vector<std::jthread> pool;
+    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work, &tables[t]);
+  }
   std::vector<reports::SizedError> errors;
-  for (const auto& row : run.log.rows) {
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto& row = run.log.rows[i];
     try {
-      const sim::Summary s = predict_row(run, request, request.model, row, registry);
+      if (failed[i]) std::rethrow_exception(failed[i]);
+      if (!predicted[i]) continue;  // after the first failure: never reached
+      const sim::Summary& s = *predicted[i];
       view.algorithm = s.algorithm;
       view.topology = s.topology;
       view.network = s.network;

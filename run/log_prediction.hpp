@@ -25,6 +25,8 @@ struct LogRequest {
   std::optional<sched::Collective> collective;    ///< needed when the log does not say
   std::string network = "flow";
   ModelOptions model;                             ///< its formula is not used
+  /// Rows compare_log predicts at once (threads, >= 1); the comparison is the same for any count.
+  unsigned threads = 1;
 };
 
 /// The collective of `text`: a collective name (allreduce) or an nccl-tests program
@@ -64,9 +66,11 @@ struct LogComparison {
   std::vector<std::string> warnings;
 };
 
-/// Predicts every row of `run` (run/log_prediction.hpp predict_row) and compares. A row whose time
-/// passes the clock is kept with its error (spelled by `spell`) and a warning; the others are
-/// predicted. Throws RequestError (Field::Log) when no row could be predicted, and as predict_row does.
+/// Predicts every row of `run` (run/log_prediction.hpp predict_row) and compares, request.threads
+/// rows at a time (each thread with its own route table; the result is the same for any count). A
+/// row whose time passes the clock is kept with its error (spelled by `spell`) and a warning; the
+/// others are predicted. Throws RequestError (Field::Log) when no row could be predicted, and as
+/// predict_row does for the first row (in the log's order) that fails otherwise.
 [[nodiscard]] LogComparison compare_log(const LogRun& run, const LogRequest& request, FieldSpelling spell,
                                         const algo::AlgorithmRegistry& registry = builtin_algorithms());
 

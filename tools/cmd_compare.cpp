@@ -1,6 +1,7 @@
 // collsim compare: predict every row of an nccl-tests log on a topology, by the same path as
 // `collsim simulate`, and report the error per row and per size band.
 #include <algorithm>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -11,6 +12,7 @@
 #include "tools/commands.hpp"
 #include "tools/options.hpp"
 #include "run/log_prediction.hpp"
+#include "run/parse.hpp"
 #include "tools/log_options.hpp"
 
 namespace collsim::cli {
@@ -21,6 +23,7 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& o) {
                  "per row and per size band");
   add_log_run_flags(*cmd, o);
   add_value(*cmd, "--format", o.format, "table (default), json or csv; json/csv print only the document");
+  add_value(*cmd, "-j,--jobs", o.jobs, "Rows predicted at once (threads), default the number of cores; the output is the same for any -j");
   add_value(*cmd, "--plot", o.plot,
             "Also draw measured and predicted time against size into this .svg, .png or .pdf file (gnuplot; "
             "written atomically)");
@@ -34,7 +37,9 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
     check_chart_file("--plot", o.plot);
     run::check_output_path("--plot", o.plot);
   }
-  const run::LogRequest request = log_request(o);
+  run::LogRequest request = log_request(o);
+  request.threads = o.jobs.empty() ? std::max(1u, std::thread::hardware_concurrency())
+                                   : run::parse_count(run::Field::Jobs, o.jobs, 1, 1024);
   const run::LogRun run = run::open_log_run(request);
 
   const run::LogComparison comparison = run::compare_log(run, request, flag_spelling);

@@ -64,6 +64,7 @@ struct CompareOptions {
   std::string network = "flow"; ///< --network flow|fifo, as simulate's
   FidelityOptions fidelity;     ///< --protocol, --channels, --slice, --params (no --model)
   std::string plot;             ///< --plot FILE: the predicted-vs-measured chart
+  std::string jobs;  ///< -j: rows predicted at once (compare only)
 };
 CLI::App* add_compare(CLI::App& app, CompareOptions& options);
 int run_compare(const CompareOptions& options, std::ostream& out, std::ostream& err);

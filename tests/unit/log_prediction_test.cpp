@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "reports/compare_report.hpp"
 #include "run/calibration.hpp"
 #include "run/log_prediction.hpp"
 #include "tests/cli/cli_harness.hpp"
@@ -55,5 +56,36 @@ TEST_CASE("a log's run loads its topology once and finds each route once for eve
   const run::Calibration fit = run::calibrate(log_run, request, log_run.log.rows, 6);
   CHECK(fit.evaluations >= 6);  // the simplex may finish the step it is in
   CHECK(log_run.paths->found() == found);
+}
+
+TEST_CASE("compare predicts rows on several threads with the same result as on one", "[run][compare][jobs]") {
+  // The 4-node H100 log on its bundled cluster (every row an all-reduce of NCCL's choice), on 1, 2
+  // and 3 threads: the rendered comparison must be byte for byte the same.
+  run::LogRequest request;
+  request.log = log_file("h100_gjaion_4node_default.txt");
+  request.topology.name = "dgx-h100-4node-ib400";
+  request.collective = sched::Collective::AllReduce;
+  request.ranks = 32;
+  const run::LogRun log_run = run::open_log_run(request);
+  REQUIRE(log_run.log.rows.size() >= 10);
+  const std::string one = reports::render_compare_json(run::compare_log(log_run, request, nullptr).view);
+  for (const unsigned threads : {2U, 3U}) {
+    request.threads = threads;
+    CHECK(reports::render_compare_json(run::compare_log(log_run, request, nullptr).view) == one);
+  }
+  // A row that cannot run fails the comparison with the first such row's error, as on one thread:
+  // ring forced on more ranks than the topology has is refused before any row, so use an
+  // algorithm that cannot run the collective's rows instead.
+  request.algorithm = "pat";
+  request.threads = 1;
+  std::string single;
+  try {
+    (void)run::compare_log(log_run, request, nullptr);
+  } catch (const std::exception& e) {
+    single = e.what();
+  }
+  REQUIRE_FALSE(single.empty());
+  request.threads = 3;
+  CHECK_THROWS_WITH(run::compare_log(log_run, request, nullptr), single);
 }
 }  // namespace log_prediction_test

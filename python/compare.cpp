@@ -23,6 +23,7 @@ py::tuple compare(const py::object& log, const py::object& topology, const py::d
       if (k == "ranks") return {&text.ranks};
       if (k == "collective") return {&text.collective};
       if (k == "network") return {&text.network};
+      if (k == "jobs") return {&text.jobs};
       return {};
     });
     run::LogRequest request = run::log_request(text);

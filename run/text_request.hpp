@@ -96,6 +96,7 @@ struct LogText {
   std::string collective;  ///< a collective or an nccl-tests program (all_reduce_perf)
   std::string network = "flow";
   ModelText model;         ///< its formula is not used
+  std::string jobs;        ///< rows predicted at once (compare); empty: the number of cores
 };
 /// The request of `t`. Throws RequestError for a value that does not parse.
 [[nodiscard]] LogRequest log_request(const LogText& t);

@@ -37,9 +37,7 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
     check_chart_file("--plot", o.plot);
     run::check_output_path("--plot", o.plot);
   }
-  run::LogRequest request = log_request(o);
-  request.threads = o.jobs.empty() ? std::max(1u, std::thread::hardware_concurrency())
-                                   : run::parse_count(run::Field::Jobs, o.jobs, 1, 1024);
+  const run::LogRequest request = log_request(o);
   const run::LogRun run = run::open_log_run(request);
 
   const run::LogComparison comparison = run::compare_log(run, request, flag_spelling);

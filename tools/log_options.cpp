@@ -23,7 +23,8 @@ void add_log_run_flags(CLI::App& cmd, CompareOptions& o) {
 }
 
 run::LogRequest log_request(const CompareOptions& o) {
-  return run::log_request({o.log, o.topology.text(), o.algorithm, o.ranks, o.collective, o.network, o.fidelity.text()});
+  return run::log_request(
+      {o.log, o.topology.text(), o.algorithm, o.ranks, o.collective, o.network, o.fidelity.text(), o.jobs});
 }
 
 }  // namespace collsim::cli

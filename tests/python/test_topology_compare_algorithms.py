@@ -78,6 +78,11 @@ def test_compare_a_real_log_as_the_program_does():
     with pytest.raises(collsim.RequestError) as e:
         collsim.compare(log, "l40s-pcie", ranks=2)
     assert e.value.field == "ranks"
+    # Rows on one thread or three: the same comparison, as the program's -j.
+    assert collsim.compare(log, "l40s-pcie", jobs=1).to_dict() == collsim.compare(log, "l40s-pcie", jobs=3).to_dict()
+    with pytest.raises(collsim.RequestError) as e:
+        collsim.compare(log, "l40s-pcie", jobs=0)
+    assert e.value.field == "jobs"
 
 
 def test_algorithms_are_the_programs_list():

@@ -379,20 +379,20 @@ TEST_CASE("a comma-separated table of a log's rows is read by its column names",
   CHECK(bare.rows[0].type == "float");
   CHECK(bare.rows[0].time_us == 10.24);
   CHECK_FALSE(bare.ranks.has_value());
-  // A time in other units, a table without busbw, and mixed forms are refused at their line.
-  CHECK_THROWS_WITH(parse_nccl_log("size_bytes,time_ms,algbw_GBps,busbw_GBps\n1024,0.01,0.10,0.15\n", "ms.csv"),
-                    Contains("ms.csv:1: found the column \"time_ms\", expected size or size_bytes, time or time_us"));
-  CHECK_THROWS_WITH(parse_nccl_log("size_bytes,time_us,algbw_GBps\n1024,10.24,0.10\n", "nb.csv"),
-                    Contains("nb.csv:1: found the first line of a comma-separated table"));
-  CHECK_THROWS_WITH(parse_nccl_log("size_bytes,time_us,algbw_GBps,busbw_GBps\n1024 10.24 0.10 0.15\n", "m.csv"),
-                    Contains("m.csv:2: found \"1024 10.24 0.10 0.15\", expected a comma-separated row"));
-  CHECK_THROWS_WITH(parse_nccl_log("size_bytes,time_us,algbw_GBps,busbw_GBps\n1024,10.24,0.10\n", "s.csv"),
-                    Contains("s.csv:2: found 3 fields, expected 4"));
-  CHECK_THROWS_WITH(parse_nccl_log("# gpu_count: many\nsize,time,algbw,busbw\n1024,10.24,0.10,0.15\n", "g.csv"),
-                    Contains("g.csv:1: found \"gpu_count: many\", expected \"gpu_count: N\""));
-  // The algbw check still catches a garbled number.
-  CHECK_THROWS_WITH(parse_nccl_log("size,time,algbw,busbw\n1024,10.24,9.10,0.15\n", "a.csv"),
-                    Contains("a.csv:2: found algbw 9.10 GB/s"));
+  // A time in other units, a table without busbw, mixed forms, a short row, a garbled gpu_count
+  // and a garbled number (the algbw check) are refused at their line.
+  const std::pair<std::string, std::string> refused[] = {
+      {"size_bytes,time_ms,algbw_GBps,busbw_GBps\n1024,0.01,0.10,0.15\n",
+       "t.csv:1: found the column \"time_ms\", expected size or size_bytes, time or time_us"},
+      {"size_bytes,time_us,algbw_GBps\n1024,10.24,0.10\n", "t.csv:1: found the first line of a comma-separated table"},
+      {"size_bytes,time_us,algbw_GBps,busbw_GBps\n1024 10.24 0.10 0.15\n",
+       "t.csv:2: found \"1024 10.24 0.10 0.15\", expected a comma-separated row"},
+      {"size_bytes,time_us,algbw_GBps,busbw_GBps\n1024,10.24,0.10\n", "t.csv:2: found 3 fields, expected 4"},
+      {"# gpu_count: many\nsize,time,algbw,busbw\n1024,10.24,0.10,0.15\n",
+       "t.csv:1: found \"gpu_count: many\", expected \"gpu_count: N\""},
+      {"size,time,algbw,busbw\n1024,10.24,9.10,0.15\n", "t.csv:2: found algbw 9.10 GB/s"},
+  };
+  for (const auto& [text, message] : refused) CHECK_THROWS_WITH(parse_nccl_log(text, "t.csv"), Contains(message));
 }
 
 TEST_CASE("a comment that names the columns in prose is no column header", "[nccl-log]") {

@@ -169,8 +169,9 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
                                                  : options.op_delay[key];
     if (route == nullptr) {
       // A local op moves nothing over the network; it ends after its own cost, as an event (never
-      // synchronously).
+      // synchronously). A chained one has begun: the next of its chain follows now.
       end_op_at(checked_add(now, cost), t);
+      if (chained && stream.root_after(key) != sched::kNoOpKey) begun.push_back(t);
       return;
     }
     const Bytes moved = op.bytes * n;

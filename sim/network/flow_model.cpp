@@ -81,6 +81,7 @@ void FlowModel::start_flow(Time now, TransferId id, const topo::Route& route, By
   period_now_ = now;
   if (route.links.empty()) {
     log_wake(checked_add(now, after), arrive_token(id));
+    if (followed && begins_ != nullptr) begins_->push_back(id);  // nothing to wait for: it has begun
     return;
   }
   const std::uint32_t c = connection_of(route, channel);

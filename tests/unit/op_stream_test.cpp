@@ -208,6 +208,65 @@ TEST_CASE("a stream that is not a materialised schedule takes no per-op delays",
   CHECK_THROWS_AS(sim::run(*stream, topology, topology.gpus(), network, options), std::invalid_argument);
 }
 
+namespace {
+
+// Two chains of roots: C sends of 1 MB from rank 0 to rank 1 on one connection, and C local ops
+// on rank 1 (which begin as they are launched). Nothing depends on anything.
+class TwoChains final : public sched::OpStream {
+ public:
+  static constexpr sched::OpKey kC = 4;
+  TwoChains() {
+    sched::ScheduleHeader h;
+    h.nranks = 2;
+    h.size = 1'000'000;
+    header_ = sched::schedule_without_ops(h, {});
+  }
+  const sched::Schedule& header() const override { return header_; }
+  std::uint64_t op_count() const override { return 2 * kC; }
+  void roots(std::vector<sched::OpKey>& out) const override {
+    for (sched::OpKey k = 0; k < 2 * kC; ++k) out.push_back(k);
+  }
+  sched::StreamOp op(sched::OpKey k) const override {
+    return k < kC ? sched::StreamOp{0, 1, 1'000'000, 0, 0, false, false} : sched::StreamOp{1, 1, 1'000'000, 0, 0, true, false};
+  }
+  void successors(sched::OpKey, std::vector<sched::OpKey>&) const override {}
+  sched::OpKey root_after(sched::OpKey k) const override { return k + 1 == kC || k + 1 == 2 * kC ? sched::kNoOpKey : k + 1; }
+  void chain_heads(std::vector<sched::OpKey>& out) const override {
+    out.push_back(0);
+    out.push_back(kC);
+  }
+
+ private:
+  sched::Schedule header_;
+};
+
+}  // namespace
+
+TEST_CASE("chained roots, local ones too, run as every root launched at the start", "[stream][chain]") {
+  // By hand: the 4 sends of 1 MB share one connection at 50 GB/s, 20 us each, one after the other;
+  // the last leaves at 80 us and arrives over the switch's two links of 1 us at 82 us. Every root is
+  // ready at the start, chained or not.
+  const TwoChains stream;
+  const topo::Topology topology = topo::generate_fabric(topo::Fabric::Switch, 2, kBw, kLat);
+  for (const bool chained : {false, true}) {
+    INFO("chained " << chained);
+    net::FlowModel network(topology);
+    Timings t;
+    t.name = [](sched::OpKey k) { return Timings::Name{static_cast<std::uint32_t>(k), 0, 0}; };
+    sim::RunOptions options;
+    options.chain_roots = chained;
+    options.op_observer = &t;
+    const sim::Result r = sim::run(stream, topology, topology.gpus(), network, options);
+    CHECK(r.makespan == Time{82'000'000});
+    REQUIRE(t.by_name.size() == 8);
+    for (std::uint32_t k = 0; k < 4; ++k) {
+      CHECK(t.by_name.at({k, 0, 0}).first == Time{0});
+      CHECK(t.by_name.at({k, 0, 0}).second == Time{20'000'000} * (k + 1) + Time{2'000'000});
+      CHECK(t.by_name.at({k + 4, 0, 0}) == std::make_pair(Time{0}, Time{0}));
+    }
+  }
+}
+
 TEST_CASE("the ring stream serves only the collectives of the ring walk", "[stream]") {
   algo::Request request;
   request.nranks = 4;

@@ -1,7 +1,12 @@
 #include "bench/bench_cases.hpp"
 
+#include <unistd.h>
+
 #include <array>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -9,6 +14,7 @@
 #include "sim/engine.hpp"
 #include "sim/event_queue.hpp"
 #include "sim/network/network_model.hpp"
+#include "run/log_prediction.hpp"
 #include "run/plan.hpp"
 #include "run/simulate.hpp"
 #include "run/sweep.hpp"
@@ -152,6 +158,43 @@ Work run_sweep(run::SweepRequest request, unsigned threads) {
   return Work{};
 }
 
+Work run_compare_ring_32ch(std::uint32_t ranks, Bytes size, unsigned threads) {
+  // The log: rows only (the request says the ranks and collective), one per size.
+  const auto file = std::filesystem::temp_directory_path() / fmt::format("collsim-bench-{}-{}.txt", ::getpid(), ranks);
+  std::uint64_t rows = 0;
+  {
+    std::ofstream out(file);
+    for (Bytes s = Bytes{1} << 20; s <= size; s *= 4, ++rows) {
+      const double us = static_cast<double>(s) / 50e3 + 20.0;
+      const double algbw = static_cast<double>(s) / (us * 1e3);
+      out << fmt::format("{} {} float sum -1 {:.1f} {:.2f} {:.2f} 0 {:.1f} {:.2f} {:.2f} 0\n", s, s / 4, us, algbw,
+                         algbw * 2.0 * (ranks - 1) / ranks, us, algbw, algbw * 2.0 * (ranks - 1) / ranks);
+    }
+    if (!out.flush()) throw std::runtime_error(fmt::format("bench: cannot write {}", file.string()));
+  }
+  run::LogText text;
+  text.log = file.string();
+  text.topology.node = "dgx-h100";
+  text.topology.nodes = std::to_string(ranks / 8);
+  text.topology.fabric = "fat-tree";
+  text.algorithm = "ring";
+  text.ranks = std::to_string(ranks);
+  text.collective = "allreduce";
+  text.model.channels = "32";
+  text.jobs = std::to_string(threads);
+  struct Remove {
+    std::filesystem::path path;
+    ~Remove() {
+      std::error_code ec;
+      std::filesystem::remove(path, ec);
+    }
+  } remove{file};
+  const run::LogRequest request = run::log_request(text);
+  const run::LogRun log_run = run::open_log_run(request);
+  (void)run::compare_log(log_run, request, nullptr);
+  return Work{0, rows, std::nullopt};
+}
+
 // `collsim sweep dgx-a100 --ranks 2,3,4,5,6,7,8 --algorithms all -b 8 -e 8G -f 2 -j 2`.
 run::SweepRequest dgx_a100_sweep() {
   run::SweepRequest r;
@@ -210,6 +253,10 @@ std::vector<Case> suite(const SuiteOptions& o) {
                          return run_text(t, true);
                        }});
     }
+  for (const std::uint32_t n : o.ranks)
+    if (n >= 16 && n % 8 == 0)
+      cases.push_back({fmt::format("compare/ring-32ch/dgx-h100-fat-tree/{}", n), n, false,
+                       [=] { return run_compare_ring_32ch(n, o.size, 2); }});
   cases.push_back({"alltoall/direct/dgx-h100-fat-tree-2to1/256", 256, false, [o] {
                      run::SimulateText t = dgx_cluster("fat-tree", 256, o.size);
                      t.topology.oversubscription = "2";

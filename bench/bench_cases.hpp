@@ -68,6 +68,13 @@ Work run_text(const run::SimulateText& text, bool fold_ranks);
 /// the rows kept in memory. Throws what plan_sweep and the rows throw.
 Work run_sweep(run::SweepRequest request, unsigned threads);
 
+/// `collsim compare LOG --node dgx-h100 --nodes N/8 --fabric fat-tree --algorithm ring --channels 32
+/// -j threads` on a log of ring all-reduce rows written for it (nccl-tests' layout, sizes 1 MiB to
+/// `size` by factors of 4; measured times from 50 GB/s and 20 us, which only the errors see), the
+/// comparison kept in memory: issue 18's compare of 128 DGX H100 on 32 channels. Work::ops = the
+/// rows. Throws what compare throws, and std::runtime_error when the log cannot be written.
+Work run_compare_ring_32ch(std::uint32_t ranks, Bytes size, unsigned threads);
+
 /// One case of the suite.
 struct Case {
   std::string name;          ///< e.g. "queue/1024", "allreduce/ring/switch/4096", "sweep/dgx-a100"
@@ -90,7 +97,9 @@ struct SuiteOptions {
 /// all-reduce of 1 MiB on 24 channels of 58 GPUs on one switch (issue 14's contended burst); issue
 /// 18's clusters: ring, tree and double-tree on N/8 hosts of 8 behind one network switch
 /// (allreduce/A/switch-nodes/N), ring on one channel and NCCL's choice on N/8 DGX H100 of a rail
-/// fabric (cluster/ring|nccl/dgx-h100-rail/N), direct all-to-all on 32 DGX H100 of a 2:1 fat tree;
+/// fabric (cluster/ring|nccl/dgx-h100-rail/N), compare of a log of ring rows on 32 channels of N/8
+/// DGX H100 of a fat tree (compare/ring-32ch/dgx-h100-fat-tree/N), direct all-to-all on 32 DGX H100
+/// of a 2:1 fat tree;
 /// the 1,000-point sweep of dgx-a100.
 std::vector<Case> suite(const SuiteOptions& options);
 

@@ -24,6 +24,20 @@ class HalvingDoublingStream final : public sched::OpStream {
     if (log2_ == 0) return;
     for (sched::Rank j = 0; j < n_; ++j) append_sends(1, j, out);
   }
+  // Step 1's sends of one rank go to one partner on one connection, chunk after chunk: launched one
+  // by one as the one before begins (N/2 per rank held from the start otherwise: 33 M at 8,192
+  // ranks). The connection's next user, the last doubling step (the same partner), waits for them all.
+  [[nodiscard]] sched::OpKey root_after(sched::OpKey k) const override {
+    if (k & kJoin) return sched::kNoOpKey;
+    const auto [s, j, c] = parts(k);
+    if (s != 1) return sched::kNoOpKey;
+    const sched::Rank half = n_ >> 1;
+    return (c + 1) % half == 0 ? sched::kNoOpKey : key(1, j, c + 1);
+  }
+  void chain_heads(std::vector<sched::OpKey>& out) const override {
+    if (log2_ == 0) return;
+    for (sched::Rank j = 0; j < n_; ++j) out.push_back(key(1, j, partner(1, j) & ~((n_ >> 1) - 1)));
+  }
   [[nodiscard]] sched::StreamOp op(sched::OpKey k) const override {
     if (k & kJoin) {
       const auto [s, y, unused] = parts(k & ~kJoin);

@@ -400,7 +400,7 @@ void check_network_name(std::string_view name) {
 
 Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::string_view network_name,
                         Formula formula, net::TransferObserver* observer, const std::atomic<bool>* stop,
-                        sim::OpObserver* op_observer) {
+                        sim::OpObserver* op_observer, sim::ProgressObserver* progress) {
   const Fidelity& fidelity = plan.fidelity;
   // The network sees each link at what the protocol leaves of its bandwidth; reports keep the line rates.
   const bool full_rate = std::all_of(fidelity.costs.bandwidth_factor.begin(), fidelity.costs.bandwidth_factor.end(),
@@ -422,6 +422,7 @@ Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::s
   run_options.fold_ranks = plan.fold_ranks;
   run_options.stop = stop;
   run_options.op_observer = op_observer;
+  run_options.progress = progress;
   const sim::OpCostModel op_costs(topology, plan.rank_to_node, fidelity.costs);
   run_options.op_costs = &op_costs;
   sim::Result result;

@@ -118,13 +118,15 @@ void check_network_name(std::string_view name);
 /// Simulates `plan` on `topology` with the network model named `network` (RequestError for an
 /// unknown one), telling `observer` (when not null) when transfers transmit. Throws sim::Stopped
 /// once `stop` (when not null) holds true (sim::RunOptions::stop); `op_observer` (when not null)
-/// is told when each op ends (by op id, or by the stream's key for a plan that streams).
+/// is told when each op ends (by op id, or by the stream's key for a plan that streams); `progress`
+/// (when not null) how many ops are done now and then.
 /// The network sees each link at what the plan's protocol leaves of its bandwidth, and the engine
 /// adds the protocol's base and per-step latencies and the reduction costs (sim/op_costs.hpp).
 /// Adds the algorithm's closed form to the summary when it has one for this fabric, and `formula`'s
 /// time as a second opinion.
 Simulated simulate_plan(const Plan& plan, const topo::Topology& topology, std::string_view network,
                         Formula formula = Formula::None, net::TransferObserver* observer = nullptr,
-                        const std::atomic<bool>* stop = nullptr, sim::OpObserver* op_observer = nullptr);
+                        const std::atomic<bool>* stop = nullptr, sim::OpObserver* op_observer = nullptr,
+                        sim::ProgressObserver* progress = nullptr);
 
 }  // namespace collsim::run

@@ -194,7 +194,7 @@ Outcome run_plan(const Plan& plan, const topo::Topology& topology, const Simulat
   check_network_name(r.network);
   Outcome out;
   if (r.verify) out.check = validation::replay_on_cpu(plan.schedule, *r.verify);
-  out.run = naming_size(r, [&] { return simulate_plan(plan, topology, r.network, r.model.formula, observer, r.stop); });
+  out.run = naming_size(r, [&] { return simulate_plan(plan, topology, r.network, r.model.formula, observer, r.stop, nullptr, r.progress); });
   return out;
 }
 

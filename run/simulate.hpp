@@ -45,6 +45,8 @@ struct SimulationRequest {
   std::optional<validation::ReplayOptions> verify;
   /// When not null, the run ends with sim::Stopped soon after it holds true (sim::RunOptions::stop).
   const std::atomic<bool>* stop = nullptr;
+  /// When not null, told how far the run has come (sim::RunOptions::progress).
+  sim::ProgressObserver* progress = nullptr;
   /// Materialised: every op is kept in the plan (to save or trace it); OnDemand: generated as they run
   /// where the algorithm can, so memory stays O(N) (a replay check materialises them in any case);
   /// TimesOnly: identical channels folded as well, for a network model that folds copies (Ops).

@@ -222,6 +222,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
     const auto ev = events.queue.pop();
     ++result.events;
     if (options.stop && (result.events & 4095) == 0 && options.stop->load(std::memory_order_relaxed)) throw Stopped();
+    if (options.progress && (result.events & 65535) == 0) options.progress->progress(done, to_run);
     finished.clear();
     if (ev.payload.local) {
       finished.push_back(static_cast<net::TransferId>(ev.payload.token));

@@ -67,6 +67,17 @@ class OpObserver {
   ~OpObserver() = default;
 };
 
+/// Told now and then how far a run has come (RunOptions::progress): a front end that says how long a
+/// long run still needs.
+class ProgressObserver {
+ public:
+  /// `done` of the run's `total` ops have finished (ops of one period where ranks fold).
+  virtual void progress(std::uint64_t done, std::uint64_t total) = 0;
+
+ protected:
+  ~ProgressObserver() = default;
+};
+
 /// What the engine adds to the network model's times (sim/op_costs.hpp computes them from a
 /// topology's parameters). The default adds nothing: the ideal α-β run.
 struct RunOptions {
@@ -103,6 +114,8 @@ struct RunOptions {
   /// When not null, read every 4,096 events: once it holds true the run ends with Stopped (a front
   /// end that must stay interruptible, e.g. Python on Ctrl-C, sets it from another thread).
   const std::atomic<bool>* stop = nullptr;
+  /// When not null, told the ops done every 65,536 events; must outlive the run.
+  ProgressObserver* progress = nullptr;
 };
 
 /// A run ended early because RunOptions::stop was set; it has no result.

@@ -1,5 +1,8 @@
 // collsim simulate: predict one collective on one topology, for a built-in algorithm or a
 // schedule file; optionally save the schedule as JSON.
+#include <unistd.h>
+
+#include <chrono>
 #include <algorithm>
 #include <array>
 #include <memory>
@@ -18,6 +21,7 @@
 #include "run/simulate.hpp"
 #include "run/text_request.hpp"
 #include "tools/cli.hpp"
+#include "run/progress_note.hpp"
 #include "tools/commands.hpp"
 #include "tools/fidelity_options.hpp"
 #include "tools/option_table.hpp"
@@ -129,7 +133,10 @@ int run_simulate(const SimulateOptions& o, std::ostream& out, std::ostream& err)
   // Before the simulation, which can take minutes: a path that cannot be written fails now.
   if (!o.trace.empty()) run::check_output_path("--trace", o.trace);
   if (!o.save_schedule.empty() && !schedule_to_stdout) run::check_output_path("--save-schedule", o.save_schedule);
-  const run::SimulationRequest request = request_of(o, replay_options);
+  run::SimulationRequest request = request_of(o, replay_options);
+  // On a terminal, a run still going after 20 s says how far it is (run/progress_note.hpp).
+  run::ProgressNote progress(err, std::chrono::seconds(20));
+  if (::isatty(STDERR_FILENO) == 1) request.progress = &progress;
   const run::Prepared prepared = prepare(o, request);
   const run::Plan& plan = prepared.plan;
   const topo::Topology& topology = prepared.topology;

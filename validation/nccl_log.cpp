@@ -1,6 +1,7 @@
 #include "validation/nccl_log.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 
@@ -168,10 +169,6 @@ class Reader {
       text.remove_prefix(text.find('#') + 1);
       return comment(text);
     }
-    // A comma-separated table: its header begins with the size column; its rows follow it.
-    if (text.find(',') != std::string_view::npos &&
-        (csv_ || (!layout_ && (words.front().starts_with("size") || words.front().starts_with("bytes")))))
-      return csv_line(text);
     // The header pasted without its '#' (Markdown, a copy from a web page): its lines begin with
     // words no result row begins with.
     if (header_word(words.front())) {
@@ -185,6 +182,11 @@ class Reader {
     }
     if (text.find("NCCL INFO") != std::string_view::npos || text.find("NCCL WARN") != std::string_view::npos) return;
     if (log_.rows.empty() && command_line(words)) return;
+    // A comma-separated table: a header of column names (a first field that is no number) before
+    // any row, and its rows after it.
+    if (text.find(',') != std::string_view::npos &&
+        (csv_ || (!layout_ && !is_number(text.substr(0, text.find(','))))))
+      return csv_line(text);
     if (csv_) fail(line_, quote_field(join(words)), fmt::format("a comma-separated row ({})", layout_->names));
     row(words);
   }
@@ -287,12 +289,18 @@ class Reader {
       csv_ = true;
       // "size_bytes", "time_us", "algbw_GBps": the column's name, then its unit.
       std::vector<std::string> names;
+      std::vector<std::string> lowered;  // SIZE_BYTES as size_bytes, algbw_GBps as algbw_gbps
       for (std::string_view f : fields) {
+        std::string low(f);
+        for (char& ch : low) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        lowered.push_back(std::move(low));
+      }
+      for (std::string_view f : lowered) {
         const std::string_view name = f.substr(0, f.find('_'));
         const std::string_view unit = f.size() > name.size() ? f.substr(name.size() + 1) : std::string_view{};
-        const bool unit_ok = unit.empty() || (name == "size" && (unit == "bytes" || unit == "B")) ||
+        const bool unit_ok = unit.empty() || (name == "size" && (unit == "bytes" || unit == "b")) ||
                              (name == "time" && unit == "us") ||
-                             ((name == "algbw" || name == "busbw") && (unit == "GBps" || unit == "GB/s"));
+                             ((name == "algbw" || name == "busbw") && (unit == "gbps" || unit == "gb/s"));
         if (!unit_ok && (name == "size" || name == "time" || name == "algbw" || name == "busbw"))
           fail(line_, fmt::format("the column {}", quote_field(f)),
                "size or size_bytes, time or time_us (microseconds), algbw or algbw_GBps, busbw or busbw_GBps");

@@ -79,7 +79,8 @@ class OpStream {
   /// a key (slice_stream: key x slices + slice) without two ops meeting.
   [[nodiscard]] virtual OpKey key_limit() const { return 0; }
   /// Chains of roots: the root that follows root `key` on its connection (the same sender,
-  /// receiver and channel, which no op outside the chain uses), later in roots()' order, or
+  /// receiver and channel, which no op outside the chain uses before the chain's last root has
+  /// begun), later in roots()' order, or
   /// kNoOpKey (the default: no chains). Such a root cannot start transmitting before the one it
   /// follows has, so an engine whose network model says when a transfer begins launches it then,
   /// instead of holding it from the start (a tree's leaves send every pipeline chunk at once: 16.7 M

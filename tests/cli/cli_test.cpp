@@ -1,6 +1,7 @@
 // The collsim command line: outputs, determinism, and one-line errors with exit 2.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -9,6 +10,7 @@
 
 #include "algorithms/registry.hpp"
 #include "tests/cli/cli_harness.hpp"
+#include "run/progress_note.hpp"
 
 // One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
 // helpers would otherwise meet the other files'.
@@ -453,5 +455,30 @@ TEST_CASE("a collective of 0 bytes takes the host's call under NCCL's model and 
   const auto ideal = simulate_json({"--gpus", "4", "--fabric", "switch", "--size", "0"});
   CHECK(ideal["protocol"] == "none");
   CHECK(ideal["time_ps"] == 6 * 2'000'000);
+}
+
+TEST_CASE("a run still going after 20 s says once how far it is and how long the rest takes", "[cli][progress]") {
+  // A clock the test moves: 10 s in, nothing; at 30 s with 1,000 of 10,000 ops done, the rest
+  // (9,000 ops at 1,000 per 30 s) needs 270 s: 5 minutes, rounded up; then never again.
+  using Clock = collsim::run::ProgressNote::Clock;
+  Clock::time_point now{};
+  std::ostringstream err;
+  collsim::run::ProgressNote note(err, std::chrono::seconds(20), [&] { return now; });
+  now += std::chrono::seconds(10);
+  note.progress(500, 10'000);
+  CHECK(err.str().empty());
+  now += std::chrono::seconds(20);
+  note.progress(1'000, 10'000);
+  CHECK(err.str() == "collsim: note: after 30 s, 1000 of 10000 ops (10.0 %) are done; about 5 minutes more at this "
+                     "rate (Ctrl-C stops the run)\n");
+  now += std::chrono::seconds(60);
+  note.progress(5'000, 10'000);
+  CHECK(err.str().find("5000") == std::string::npos);
+  // Nothing done yet: no estimate.
+  std::ostringstream none;
+  collsim::run::ProgressNote idle(none, std::chrono::seconds(20), [&] { return now; });
+  now += std::chrono::seconds(25);
+  idle.progress(0, 10'000);
+  CHECK(none.str() == "collsim: note: after 25 s, 0 of 10000 ops (0.0 %) are done; no estimate yet (Ctrl-C stops the run)\n");
 }
 }  // namespace cli_test

@@ -379,6 +379,11 @@ TEST_CASE("a comma-separated table of a log's rows is read by its column names",
   CHECK(bare.rows[0].type == "float");
   CHECK(bare.rows[0].time_us == 10.24);
   CHECK_FALSE(bare.ranks.has_value());
+  // Capitals and another order of the columns (newcomer finding: both met the whitespace reader).
+  const NcclLog upper = parse_nccl_log("TIME_US,SIZE_BYTES,ALGBW_GBPS,BUSBW_GBPS\n10.24,1024,0.10,0.15\n", "u.csv");
+  REQUIRE(upper.rows.size() == 1);
+  CHECK(upper.rows[0].size == 1024);
+  CHECK(upper.rows[0].time_us == 10.24);
   // A time in other units, a table without busbw, mixed forms, a short row, a garbled gpu_count
   // and a garbled number (the algbw check) are refused at their line.
   const std::pair<std::string, std::string> refused[] = {

@@ -111,6 +111,9 @@ ReplayReport replay_on_cpu(const sched::Schedule& s, const ReplayOptions& option
   ReplayReport report;
   report.dtype = options.dtype;
   report.op = options.op;
+  report.reduces = s.header.collective == sched::Collective::AllReduce ||
+                   s.header.collective == sched::Collective::ReduceScatter ||
+                   s.header.collective == sched::Collective::Reduce;
   if (auto problem = check_structure(s)) {
     report.problem = std::move(*problem);
     return report;
@@ -134,8 +137,9 @@ ReplayReport replay_on_cpu(const sched::Schedule& s, const ReplayOptions& option
   if (auto why = misalignment(s, data_bytes, options.dtype)) {
     report.dtype = DType::UInt8;
     const bool modular = options.op == ReduceOp::Sum || options.op == ReduceOp::Prod;
-    add_note(report.note, fmt::format("{}, so the replay used uint8 ({}{})", *why, reduce_op_name(options.op),
-                                      modular ? " modulo 256" : ""));
+    add_note(report.note, report.reduces ? fmt::format("{}, so the replay used uint8 ({}{})", *why,
+                                                       reduce_op_name(options.op), modular ? " modulo 256" : "")
+                                         : fmt::format("{}, so the replay used uint8", *why));
   }
   const std::uint32_t element_size = dtype_size(report.dtype);
   std::optional<SlotLayout> layout;
@@ -175,7 +179,8 @@ std::string replay_summary(const ReplayReport& r) {
                                : fmt::format("first and last element of every chunk ({} values compared){}",
                                              r.values_checked,
                                              r.symbolic ? " and the contributions of every chunk (symbolic replay)" : "");
-  return fmt::format("verified: {} {}, {}{}", dtype_name(r.dtype), reduce_op_name(r.op), what,
+  return fmt::format("verified: {}{}, {}{}", dtype_name(r.dtype),
+                     r.reduces ? " " + std::string(reduce_op_name(r.op)) : std::string(), what,
                      r.note.empty() ? std::string() : "; " + r.note);
 }
 

@@ -65,6 +65,9 @@ struct ReplayReport {
   bool verified = false;
   DType dtype = DType::Float32;  ///< the type replayed (uint8 after the fallback)
   ReduceOp op = ReduceOp::Sum;
+  /// The collective combines values (all-reduce, reduce-scatter, reduce), so `op` applies; the
+  /// others (broadcast, all-gather, all-to-all, send/recv) only move them.
+  bool reduces = true;
   ReplayCoverage coverage = ReplayCoverage::Full;
   std::uint64_t values_checked = 0;  ///< (rank, element) values compared with the collective
   bool symbolic = false;             ///< the symbolic replay ran too (sampled coverage)
@@ -79,7 +82,8 @@ struct ReplayReport {
 /// Throws std::bad_alloc only when even the sampled replay does not fit in memory.
 [[nodiscard]] ReplayReport replay_on_cpu(const sched::Schedule& schedule, const ReplayOptions& options = {});
 
-/// One line for people: "verified: float32 sum, all 4096 values of 8 ranks (numeric replay)" or
+/// One line for people: "verified: float32 sum, all 4096 values of 8 ranks (numeric replay)" (no
+/// op for a collective that does not reduce: "verified: float32, ...") or
 /// "verification failed: rank 2 chunk 1 (data) element 7: expected 10, found 6".
 [[nodiscard]] std::string replay_summary(const ReplayReport& report);
 

@@ -104,8 +104,9 @@ TEST_CASE("simulate --verify above 16 MiB samples chunk ends and adds the symbol
 TEST_CASE("simulate --verify replays sizes the dtype cannot cut as uint8 and says so", "[cli][cpu-replay]") {
   const auto r = run_collsim(simulate({"10", "--verify", "--collective", "allgather"}));
   REQUIRE(r.code == 0);
-  CHECK(last_line(r.out) == "verified: uint8 sum, every element (40 values compared); 10 bytes is not a multiple of "
-                            "float32's 4 bytes, so the replay used uint8 (sum modulo 256)");
+  // An all-gather moves values: no op, no "sum modulo 256".
+  CHECK(last_line(r.out) == "verified: uint8, every element (40 values compared); 10 bytes is not a multiple of "
+                            "float32's 4 bytes, so the replay used uint8");
 }
 
 TEST_CASE("simulate --verify: S = 12 B on 5 ranks is cut in whole float32 elements and replayed as float32",
@@ -180,5 +181,20 @@ TEST_CASE("simulate --verify on dgx-a100's 24 channels and slices replays whole 
   const auto r = run_collsim({"simulate", "dgx-a100", "--size", "4M", "--verify"});
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("verified: float32 sum"));
+}
+
+TEST_CASE("simulate --verify names no reduction for a collective that only moves data", "[cli][cpu-replay]") {
+  // Broadcast, all-gather and all-to-all copy values; "float32 sum" read as though they added them
+  // (newcomer finding). All-reduce keeps its op.
+  for (const char* collective : {"broadcast", "allgather", "alltoall"}) {
+    INFO(collective);
+    const auto r = run_collsim({"simulate", "--gpus", "4", "--fabric", "switch", "--size", "64", "--collective",
+                                collective, "--verify"});
+    REQUIRE(r.code == 0);
+    CHECK(last_line(r.out).starts_with("verified: float32, every element"));
+  }
+  const auto r = run_collsim({"simulate", "--gpus", "4", "--fabric", "switch", "--size", "64", "--verify", "--op", "max"});
+  REQUIRE(r.code == 0);
+  CHECK(last_line(r.out).starts_with("verified: float32 max, every element"));
 }
 }  // namespace verify_cli_test

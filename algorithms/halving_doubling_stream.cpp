@@ -31,12 +31,11 @@ class HalvingDoublingStream final : public sched::OpStream {
     if (k & kJoin) return sched::kNoOpKey;
     const auto [s, j, c] = parts(k);
     if (s != 1) return sched::kNoOpKey;
-    const sched::Rank half = n_ >> 1;
-    return (c + 1) % half == 0 ? sched::kNoOpKey : key(1, j, c + 1);
+    return c + 1 == first_chunk(1, j) + send_count(1) ? sched::kNoOpKey : key(1, j, c + 1);
   }
   void chain_heads(std::vector<sched::OpKey>& out) const override {
     if (log2_ == 0) return;
-    for (sched::Rank j = 0; j < n_; ++j) out.push_back(key(1, j, partner(1, j) & ~((n_ >> 1) - 1)));
+    for (sched::Rank j = 0; j < n_; ++j) out.push_back(key(1, j, first_chunk(1, j)));
   }
   [[nodiscard]] sched::StreamOp op(sched::OpKey k) const override {
     if (k & kJoin) {
@@ -120,13 +119,19 @@ class HalvingDoublingStream final : public sched::OpStream {
   [[nodiscard]] sched::Rank partner(std::uint32_t s, sched::Rank j) const {
     return s <= log2_ ? j ^ (n_ >> s) : j ^ (sched::Rank{1} << (s - log2_ - 1));
   }
+  // How many chunks j sends in step s.
+  [[nodiscard]] sched::Rank send_count(std::uint32_t s) const {
+    return s <= log2_ ? n_ >> s : sched::Rank{1} << (s - log2_ - 1);
+  }
+  // The first chunk j sends in step s. Halving: the half that holds the partner's chunk; doubling:
+  // the block j holds.
+  [[nodiscard]] sched::ChunkId first_chunk(std::uint32_t s, sched::Rank j) const {
+    return (s <= log2_ ? partner(s, j) : j) & ~(send_count(s) - 1);
+  }
   // j's sends of step s, chunks ascending (the builder's order).
   void append_sends(std::uint32_t s, sched::Rank j, std::vector<sched::OpKey>& out) const {
-    const sched::Rank d = partner(s, j);
-    const sched::Rank size = s <= log2_ ? n_ >> s : sched::Rank{1} << (s - log2_ - 1);
-    // Halving: the half that holds the partner's chunk; doubling: the block j holds.
-    const sched::Rank lo = (s <= log2_ ? d : j) & ~(size - 1);
-    for (sched::ChunkId c = lo; c < lo + size; ++c) out.push_back(key(s, j, c));
+    const sched::ChunkId lo = first_chunk(s, j);
+    for (sched::ChunkId c = lo; c < lo + send_count(s); ++c) out.push_back(key(s, j, c));
   }
   static std::vector<sched::Phase> phases(std::uint32_t log2) {
     if (log2 == 0) return {};

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <exception>
 #include <optional>
+#include <stdexcept>
 #include <thread>
 
 #include <algorithm>
@@ -94,8 +95,7 @@ SimulationRequest row_request(const LogRequest& o, sched::Collective c, std::uin
   // not reduce (src/common.cu), but for sendrecv; a row that says otherwise belongs to another
   // collective.
   const bool rooted = c == sched::Collective::Broadcast || c == sched::Collective::Reduce;
-  const bool reduces =
-      c == sched::Collective::AllReduce || c == sched::Collective::Reduce || c == sched::Collective::ReduceScatter;
+  const bool reduces = sched::reduces(c);
   const auto name = sched::collective_name(c);
   if (row.root && (*row.root >= 0) != rooted)
     throw RequestError(Field::Log, file,
@@ -227,7 +227,8 @@ LogComparison compare_log(const LogRun& run, const LogRequest& request, FieldSpe
     const auto& row = run.log.rows[i];
     try {
       if (failed[i]) std::rethrow_exception(failed[i]);
-      if (!predicted[i]) continue;  // after the first failure: never reached
+      // Rows after the first failure are never reached: it was rethrown above.
+      if (!predicted[i]) throw std::logic_error("compare_log: a row before the first failure was not predicted");
       const sim::Summary& s = *predicted[i];
       view.algorithm = s.algorithm;
       view.topology = s.topology;

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <limits>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -39,6 +40,10 @@ std::optional<std::uint64_t> whole_number(std::string_view text) noexcept {
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
   return v;
+}
+
+unsigned parse_jobs(std::string_view text) {
+  return text.empty() ? std::max(1u, std::thread::hardware_concurrency()) : parse_count(Field::Jobs, text, 1, 1024);
 }
 
 std::uint32_t parse_count(Field field, std::string_view text, std::uint32_t min, std::uint32_t max) {

@@ -19,6 +19,8 @@
 
 namespace collsim::run {
 
+/// -j/--jobs: threads from 1 to 1024, or the number of cores for an empty text.
+[[nodiscard]] unsigned parse_jobs(std::string_view text);
 /// A whole number in [min, max]: "found \"TEXT\", expected a whole number from MIN to MAX".
 [[nodiscard]] std::uint32_t parse_count(Field field, std::string_view text, std::uint32_t min, std::uint32_t max);
 /// The whole of `text` as a decimal number; nullopt for an empty text, another character or a value

@@ -1,7 +1,6 @@
 #include "run/sweep_text.hpp"
 
 #include <algorithm>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -94,8 +93,7 @@ SweepSetup sweep_setup(SweepText o) {
   SweepRequest& request = setup.request;
   request.dtype = parse_dtype(o.dtype);
   check_network_name(o.network);
-  setup.threads = o.jobs.empty() ? std::max(1u, std::thread::hardware_concurrency())
-                                 : parse_count(Field::Jobs, o.jobs, 1, 1024);
+  setup.threads = parse_jobs(o.jobs);
   if (!o.shard.empty()) {
     const auto slash = o.shard.find('/');
     if (slash == std::string::npos)

@@ -1,8 +1,5 @@
 #include "run/text_request.hpp"
 
-#include <algorithm>
-#include <thread>
-
 #include <limits>
 
 #include <fmt/format.h>
@@ -107,8 +104,7 @@ LogRequest log_request(const LogText& t) {
   if (!t.collective.empty()) r.collective = parse_log_collective(t.collective);
   r.network = t.network;
   r.model = model_options(t.model);
-  r.threads = t.jobs.empty() ? std::max(1u, std::thread::hardware_concurrency())
-                             : parse_count(Field::Jobs, t.jobs, 1, 1024);
+  r.threads = parse_jobs(t.jobs);
   return r;
 }
 

@@ -156,7 +156,8 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
     ~BeginLog() { model.log_begins(nullptr); }
   } begin_log{network};
   if (chained) network.log_begins(&begun);
-  const auto launch = [&](sched::OpKey key, const sched::StreamOp& op, Time now, Time ready) {
+  // `followed`: a chained root whose chain goes on (its begin is logged, the next root launched then).
+  const auto launch = [&](sched::OpKey key, const sched::StreamOp& op, Time now, Time ready, bool followed) {
     const net::TransferId t = transfer_of(key);
     held = std::max(held, ++in_flight + waiting.size());
     if (dense) result.ops[key].ready = ready;
@@ -171,7 +172,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
       // A local op moves nothing over the network; it ends after its own cost, as an event (never
       // synchronously). A chained one has begun: the next of its chain follows now.
       end_op_at(checked_add(now, cost), t);
-      if (chained && stream.root_after(key) != sched::kNoOpKey) begun.push_back(t);
+      if (followed) begun.push_back(t);
       return;
     }
     const Bytes moved = op.bytes * n;
@@ -189,7 +190,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
             static_cast<Bytes>(std::llround(static_cast<double>(moved) * route->link_share[i]));
     }
     // The op's own cost comes after its data arrives: the model reports it finished then.
-    if (chained && stream.root_after(key) != sched::kNoOpKey)
+    if (followed)
       network.start_followed(now, t, *route, op.bytes, op.channel, n, std::max(cost, Time{0}), events);
     else
       network.start(now, t, *route, op.bytes, op.channel, n, std::max(cost, Time{0}), events);
@@ -199,7 +200,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
   const auto follow_chains = [&](Time now) {
     for (std::size_t i = 0; i < begun.size(); ++i) {
       const sched::OpKey k = stream.root_after(slot_key[begun[i]]);
-      launch(k, stream.op(k), now, options.start);
+      launch(k, stream.op(k), now, options.start, stream.root_after(k) != sched::kNoOpKey);
     }
     begun.clear();
   };
@@ -209,7 +210,8 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
   else stream.roots(next);
   for (sched::OpKey k : next) {
     const sched::StreamOp op = stream.op(k);
-    if (!fold || op.src < fold->period) launch(k, op, options.start, options.start);
+    if (!fold || op.src < fold->period)
+      launch(k, op, options.start, options.start, chained && stream.root_after(k) != sched::kNoOpKey);
   }
   if (chained) follow_chains(options.start);
 
@@ -246,7 +248,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
         sched::OpKey k = next.back();
         next.pop_back();
         if (dense) {
-          if (--pending[k] == 0) launch(k, stream.op(k), ev.time, ev.time);
+          if (--pending[k] == 0) launch(k, stream.op(k), ev.time, ev.time, false);
           continue;
         }
         sched::StreamOp op = stream.op(k);
@@ -257,7 +259,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
         }
         if (op.deps > 1 && !waiting.arrive(k, op.deps)) continue;
         if (!op.join) {
-          launch(k, op, ev.time, ev.time);
+          launch(k, op, ev.time, ev.time, false);
           continue;
         }
         const std::size_t base = next.size();

@@ -111,9 +111,7 @@ ReplayReport replay_on_cpu(const sched::Schedule& s, const ReplayOptions& option
   ReplayReport report;
   report.dtype = options.dtype;
   report.op = options.op;
-  report.reduces = s.header.collective == sched::Collective::AllReduce ||
-                   s.header.collective == sched::Collective::ReduceScatter ||
-                   s.header.collective == sched::Collective::Reduce;
+  report.reduces = sched::reduces(s.header.collective);
   if (auto problem = check_structure(s)) {
     report.problem = std::move(*problem);
     return report;

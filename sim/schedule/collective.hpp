@@ -42,6 +42,12 @@ std::optional<Collective> parse_collective(std::string_view text);
 /// "allreduce, reducescatter, ...": the valid names, for error messages.
 std::string collective_names_list();
 
+/// True for the collectives that combine values with a reduction op (all-reduce, reduce-scatter,
+/// reduce); the others only move them (nccl-tests prints redop "none" for them, src/common.cu).
+[[nodiscard]] constexpr bool reduces(Collective c) noexcept {
+  return c == Collective::AllReduce || c == Collective::ReduceScatter || c == Collective::Reduce;
+}
+
 /// An exact ratio num/den.
 struct Ratio {
   std::uint64_t num = 0;

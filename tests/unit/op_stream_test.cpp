@@ -2,6 +2,8 @@
 // materialised schedule, which is the oracle (the builder infers its dependencies from data flow).
 #include <catch2/catch.hpp>
 
+#include <random>
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <map>
@@ -264,6 +266,106 @@ TEST_CASE("chained roots, local ones too, run as every root launched at the star
       CHECK(t.by_name.at({k, 0, 0}).second == Time{20'000'000} * (k + 1) + Time{2'000'000});
       CHECK(t.by_name.at({k + 4, 0, 0}) == std::make_pair(Time{0}, Time{0}));
     }
+  }
+}
+
+namespace {
+
+// Random chains of roots: chain i sends `len[i]` transfers of random sizes from src[i] to dst[i] on
+// channel 0 (pairs distinct, so no two chains share a connection), and each of its transfers has
+// one successor, a send on channel 1 from the receiver to a random rank (or a local op), which
+// contends with the chains on the shared links. Keys: chain << 16 | element << 1 | (0 chain, 1 successor).
+class RandomChains final : public sched::OpStream {
+ public:
+  RandomChains(std::mt19937_64& rng, sched::Rank ranks) {
+    sched::ScheduleHeader h;
+    h.nranks = ranks;
+    h.size = 1;
+    header_ = sched::schedule_without_ops(h, {});
+    std::vector<std::pair<sched::Rank, sched::Rank>> pairs;
+    for (sched::Rank a = 0; a < ranks; ++a)
+      for (sched::Rank b = 0; b < ranks; ++b)
+        if (a != b) pairs.emplace_back(a, b);
+    std::shuffle(pairs.begin(), pairs.end(), rng);
+    pairs.resize(std::min<std::size_t>(pairs.size(), 2 + rng() % 10));
+    for (const auto& [a, b] : pairs) {
+      Chain c{a, b, {}, {}};
+      for (std::uint32_t k = 0, n = 1 + static_cast<std::uint32_t>(rng() % 6); k < n; ++k) {
+        c.bytes.push_back(1 + rng() % 200'000);
+        c.next.push_back(static_cast<sched::Rank>(rng() % ranks));
+      }
+      ops_ += 2 * c.bytes.size();
+      chains_.push_back(std::move(c));
+    }
+  }
+  const sched::Schedule& header() const override { return header_; }
+  std::uint64_t op_count() const override { return ops_; }
+  void roots(std::vector<sched::OpKey>& out) const override {
+    for (sched::OpKey i = 0; i < chains_.size(); ++i)
+      for (sched::OpKey k = 0; k < chains_[i].bytes.size(); ++k) out.push_back(i << 16 | k << 1);
+  }
+  sched::StreamOp op(sched::OpKey key) const override {
+    const Chain& c = chains_[key >> 16];
+    const std::size_t k = (key >> 1) & 0x7FFF;
+    if ((key & 1) == 0) return sched::StreamOp{c.src, c.dst, c.bytes[k], 0, 0, false, false};
+    return sched::StreamOp{c.dst, c.next[k], c.bytes[k] / 2 + 1, 1, 1, false, false};
+  }
+  void successors(sched::OpKey key, std::vector<sched::OpKey>& out) const override {
+    if ((key & 1) == 0) out.push_back(key | 1);
+  }
+  sched::OpKey root_after(sched::OpKey key) const override {
+    const std::size_t k = (key >> 1) & 0x7FFF;
+    return (key & 1) != 0 || k + 1 == chains_[key >> 16].bytes.size() ? sched::kNoOpKey : key + 2;
+  }
+  void chain_heads(std::vector<sched::OpKey>& out) const override {
+    for (sched::OpKey i = 0; i < chains_.size(); ++i) out.push_back(i << 16);
+  }
+
+ private:
+  struct Chain {
+    sched::Rank src, dst;
+    std::vector<Bytes> bytes;
+    std::vector<sched::Rank> next;
+  };
+  sched::Schedule header_;
+  std::vector<Chain> chains_;
+  std::uint64_t ops_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("random chains of roots on shared links run as every root launched at the start, op for op",
+          "[stream][chain]") {
+  // The oracle: the same stream with every root launched at t = 0 (RunOptions::chain_roots =
+  // false). 60 random streams on 3 hosts of 2 GPUs behind 10 GB/s uplinks (contended) and on a
+  // ring of 6 (multi-hop), flow model.
+  std::mt19937_64 rng(24);
+  const Time lat{1'000'000};
+  std::vector<topo::Topology> fabrics;
+  fabrics.push_back(topo::generate_multi_node({6, 3, kBw, lat, Bandwidth{80'000'000'000}, lat}));
+  fabrics.push_back(topo::generate_fabric(topo::Fabric::Ring, 6, kBw, lat));
+  for (int trial = 0; trial < 60; ++trial) {
+    const RandomChains stream(rng, 6);
+    const topo::Topology& topology = fabrics[static_cast<std::size_t>(trial) % fabrics.size()];
+    std::map<sched::OpKey, std::pair<Time, Time>> times[2];
+    sim::Result result[2];
+    for (int chained = 0; chained < 2; ++chained) {
+      struct Rows final : sim::OpObserver {
+        std::map<sched::OpKey, std::pair<Time, Time>>* out;
+        void op_done(sched::OpKey key, Time ready, Time finish) override { (*out)[key] = {ready, finish}; }
+      } rows;
+      rows.out = &times[chained];
+      net::FlowModel network(topology);
+      sim::RunOptions options;
+      options.chain_roots = chained == 1;
+      options.op_observer = &rows;
+      result[chained] = sim::run(stream, topology, topology.gpus(), network, options);
+    }
+    INFO("trial " << trial);
+    CHECK(result[1].makespan == result[0].makespan);
+    CHECK(result[1].events == result[0].events);
+    CHECK(times[1] == times[0]);
+    REQUIRE(times[1].size() == stream.op_count());
   }
 }
 

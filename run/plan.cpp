@@ -85,12 +85,13 @@ void slowest_routes(const topo::Topology& topology, std::span<const topo::NodeId
     v.push_back(op.dst);
     if (v.size() >= 2 * distinct[op.src] + 16) make_distinct(op.src);
   }
+  topo::RouteCache routes(topology);  // one source's routes at a time
   for (sched::Rank from = 0; from < peers.size(); ++from) {
     if (peers[from].empty()) continue;
     make_distinct(from);
-    topo::RouteCache routes(topology);  // one source's routes at a time
     for (sched::Rank t : peers[from]) add_route(routes, from, t);
     std::vector<sched::Rank>().swap(peers[from]);
+    routes.clear();
   }
 }
 

@@ -187,13 +187,18 @@ std::optional<Route> RouteCache::spray(const std::vector<LinkId>& links, NodeId 
 }
 
 const Route& RouteCache::get(NodeId from, NodeId to, std::uint16_t channel) {
-  // Most callers ask for the same peer again and again (a ring's next rank): the last route asked
-  // from each node answers without hashing. Routes never move (unordered_map nodes are stable).
-  if (last_.empty()) last_.resize(topology_.nodes().size());
-  Last unused;
-  Last& last = from < last_.size() ? last_[from] : unused;  // an unknown node fails below, as before
-  if (last.route != nullptr && last.to == to && (last.channel == channel || !last.route->multipath))
-    return *last.route;
+  // Most callers ask for the same few peers again and again (a ring's next rank, a tree's parent
+  // and children): the last routes asked from each node answer without hashing, whose bucket and
+  // node were two cache misses a transfer at 16,384 ranks (bench/PROFILE.md section 12). Routes
+  // never move (unordered_map nodes are stable).
+  if (last_.empty()) {
+    last_.resize(topology_.nodes().size());
+    last_next_.resize(topology_.nodes().size());
+  }
+  const bool cached = from < last_.size();  // an unknown node fails below, as before
+  if (cached)
+    for (const Last& w : last_[from].ways)
+      if (w.route != nullptr && w.to == to && (w.channel == channel || !w.route->multipath)) return *w.route;
   const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | to;
   auto it = routes_.find(key);
   if (it == routes_.end()) {
@@ -234,8 +239,17 @@ const Route& RouteCache::get(NodeId from, NodeId to, std::uint16_t channel) {
     }
     route = &cit->second;
   }
-  last = Last{to, channel, route};
+  if (cached) last_[from].ways[last_next_[from]++ % Recent::kWays] = Last{to, channel, route};
   return *route;
+}
+
+void RouteCache::clear() {
+  // Every channel's route has its pair's entry in routes_, so these are all the nodes get() cached.
+  for (const auto& entry : routes_)
+    if (const std::uint64_t from = entry.first >> 32; from < last_.size()) last_[from] = Recent{};
+  routes_.clear();
+  channel_routes_.clear();
+  shortest_.clear();
 }
 
 std::optional<HostCrossing> host_crossing(RouteCache& routes, std::span<const NodeId> ranks,

@@ -1,6 +1,8 @@
 #include "algorithms/halving_doubling_stream.hpp"
 
 #include <bit>
+#include <string>
+#include <utility>
 
 #include "sim/schedule/builder.hpp"
 
@@ -11,30 +13,41 @@ namespace {
 // bit 57, below sched::kChannelKeyBits.
 constexpr sched::OpKey kJoin = sched::OpKey{1} << 57;
 
+// Steps are numbered as in the all-reduce (halving 1..L, doubling L+1..2L) whatever the
+// collective; a reduce-scatter runs steps 1..L, an all-gather L+1..2L, which its header calls 1..L.
 class HalvingDoublingStream final : public sched::OpStream {
  public:
-  explicit HalvingDoublingStream(const Request& request)
+  HalvingDoublingStream(const Request& request, sched::Collective collective, std::string algorithm)
       : n_(request.nranks), log2_(static_cast<std::uint32_t>(std::countr_zero(request.nranks))),
-        header_(sched::schedule_without_ops(schedule_header(request, sched::Collective::AllReduce),
-                                            split_parts(request, request.nranks), "halving-doubling", 2 * log2_,
-                                            phases(log2_))) {}
+        first_(collective == sched::Collective::AllGather ? log2_ + 1 : 1),
+        last_(collective == sched::Collective::ReduceScatter ? log2_ : 2 * log2_),
+        header_(sched::schedule_without_ops(schedule_header(request, collective), split_parts(request, request.nranks),
+                                            std::move(algorithm), last_ + 1 - first_, phases(collective, log2_))) {}
   [[nodiscard]] const sched::Schedule& header() const override { return header_; }
-  [[nodiscard]] std::uint64_t op_count() const override { return 2 * std::uint64_t{n_} * (n_ - 1); }
+  // N - 1 sends a rank per half (N/2 + N/4 + ... + 1 halving, 1 + 2 + ... + N/2 doubling).
+  [[nodiscard]] std::uint64_t op_count() const override {
+    return (first_ == 1 && last_ == 2 * log2_ ? 2 : 1) * std::uint64_t{n_} * (n_ - 1);
+  }
   void roots(std::vector<sched::OpKey>& out) const override {
     if (log2_ == 0) return;
-    for (sched::Rank j = 0; j < n_; ++j) append_sends(1, j, out);
+    for (sched::Rank j = 0; j < n_; ++j) append_sends(first_, j, out);
   }
   // Step 1's sends of one rank go to one partner on one connection, chunk after chunk: launched one
   // by one as the one before begins (N/2 per rank held from the start otherwise: 33 M at 8,192
   // ranks). The connection's next user, the last doubling step (the same partner), waits for them all.
+  // An all-gather's roots are one send a rank (its own part): chains of one.
   [[nodiscard]] sched::OpKey root_after(sched::OpKey k) const override {
-    if (k & kJoin) return sched::kNoOpKey;
+    if ((k & kJoin) || first_ != 1) return sched::kNoOpKey;
     const auto [s, j, c] = parts(k);
     if (s != 1) return sched::kNoOpKey;
     return c + 1 == first_chunk(1, j) + send_count(1) ? sched::kNoOpKey : key(1, j, c + 1);
   }
   void chain_heads(std::vector<sched::OpKey>& out) const override {
     if (log2_ == 0) return;
+    if (first_ != 1) {
+      roots(out);
+      return;
+    }
     for (sched::Rank j = 0; j < n_; ++j) out.push_back(key(1, j, first_chunk(1, j)));
   }
   [[nodiscard]] sched::StreamOp op(sched::OpKey k) const override {
@@ -57,12 +70,15 @@ class HalvingDoublingStream final : public sched::OpStream {
       // halving send of c to j and d's write of c before it both precede a write of c into j,
       // and every later write of j's chunk c waits for the one before (write after write), up to
       // the last, which this op waits for.
+      // An all-gather starts at doubling: step 1 waits for nothing, and j's own part, which no op
+      // wrote, only for the join.
       const std::uint32_t m = s - log2_;
-      deps = 1;
+      const bool gather = first_ != 1;
+      deps = gather && m == 1 ? 0 : 1;
       if (m >= 2) {
         const sched::Rank half = sched::Rank{1} << (m - 2);  // what j received in the step before
         const sched::Rank lo = (j ^ half) & ~(half - 1);
-        deps += c >= lo && c < lo + half ? 0 : 1;
+        deps += (c >= lo && c < lo + half) || (gather && c == j) ? 0 : 1;
       }
     }
     return sched::StreamOp{j, d, header_.chunks[c].size, 0, deps, s <= log2_, false};
@@ -76,7 +92,7 @@ class HalvingDoublingStream final : public sched::OpStream {
     const auto [s, x, c] = parts(k);
     const sched::Rank y = partner(s, x);  // the receiver
     const auto join_next = [&] {
-      if (s < 2 * log2_) out.push_back(kJoin | key(s + 1, y, 0));
+      if (s < last_) out.push_back(kJoin | key(s + 1, y, 0));
     };
     if (s < log2_) {
       // Halving, not the last step. The next write into y's chunk c, if y keeps c: y's partner of
@@ -90,9 +106,11 @@ class HalvingDoublingStream final : public sched::OpStream {
       return;
     }
     if (s == log2_) {
-      // The last halving step brings y its own chunk: y forwards it in every doubling step.
+      // The last halving step brings y its own chunk: y forwards it in every doubling step (none
+      // in a reduce-scatter).
       join_next();
-      for (std::uint32_t m = 2; m <= log2_; ++m) out.push_back(key(log2_ + m, y, c));
+      if (last_ > log2_)
+        for (std::uint32_t m = 2; m <= log2_; ++m) out.push_back(key(log2_ + m, y, c));
       return;
     }
     // Doubling step m brings chunk c to y, which sends it on two steps later and after (the next
@@ -133,21 +151,44 @@ class HalvingDoublingStream final : public sched::OpStream {
     const sched::ChunkId lo = first_chunk(s, j);
     for (sched::ChunkId c = lo; c < lo + send_count(s); ++c) out.push_back(key(s, j, c));
   }
-  static std::vector<sched::Phase> phases(std::uint32_t log2) {
+  static std::vector<sched::Phase> phases(sched::Collective collective, std::uint32_t log2) {
     if (log2 == 0) return {};
+    if (collective == sched::Collective::ReduceScatter) return {{"reduce-scatter", 1, log2}};
+    if (collective == sched::Collective::AllGather) return {{"all-gather", 1, log2}};
     return {{"reduce-scatter", 1, log2}, {"all-gather", log2 + 1, 2 * log2}};
   }
   sched::Rank n_;
   std::uint32_t log2_;
+  std::uint32_t first_, last_;  // the steps run, numbered as in the all-reduce
   sched::Schedule header_;
 };
 
 }  // namespace
 
-std::unique_ptr<sched::OpStream> stream_halving_doubling_allreduce(const Request& request) {
+namespace {
+
+std::unique_ptr<sched::OpStream> make_stream(const Request& request, sched::Collective collective, std::string algorithm) {
   // Ranks and chunks are 24-bit fields of a key.
   if (request.nranks == 0 || !std::has_single_bit(request.nranks) || request.nranks >= (1U << 24)) return nullptr;
-  return std::make_unique<HalvingDoublingStream>(request);
+  return std::make_unique<HalvingDoublingStream>(request, collective, std::move(algorithm));
+}
+
+}  // namespace
+
+std::unique_ptr<sched::OpStream> stream_halving_doubling_allreduce(const Request& request) {
+  return make_stream(request, sched::Collective::AllReduce, "halving-doubling");
+}
+
+std::unique_ptr<sched::OpStream> stream_halving_doubling_reduce_scatter(const Request& request) {
+  return make_stream(request, sched::Collective::ReduceScatter, "halving-doubling");
+}
+
+std::unique_ptr<sched::OpStream> stream_halving_doubling_allgather(const Request& request) {
+  return make_stream(request, sched::Collective::AllGather, "halving-doubling");
+}
+
+std::unique_ptr<sched::OpStream> stream_recursive_doubling_allgather(const Request& request) {
+  return make_stream(request, sched::Collective::AllGather, "recursive-doubling");
 }
 
 }  // namespace collsim::algo

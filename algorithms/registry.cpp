@@ -221,12 +221,12 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 .description = "recursive halving, log2 N steps (Thakur, Rabenseifner & Gropp 2005)",
                 .build = &build_halving_doubling_reduce_scatter, .steps = "log2 N (+2 if N is not a power of 2)",
                 .bytes_per_rank = "(N-1)/N*S (N a power of 2)", .closed_form = "log2(N)a + (N-1)P/B",
-                .closed_form_time = &halving_doubling_closed_form_time});
+                .stream = &stream_halving_doubling_reduce_scatter, .closed_form_time = &halving_doubling_closed_form_time});
   registry.add({.name = "halving-doubling", .collective = Collective::AllGather,
                 .description = "recursive doubling, log2 N steps (Thakur, Rabenseifner & Gropp 2005)",
                 .build = &build_halving_doubling_allgather, .steps = "log2 N (+2 if N is not a power of 2)",
                 .bytes_per_rank = "(N-1)/N*S (N a power of 2)", .closed_form = "log2(N)a + (N-1)P/B",
-                .closed_form_time = &halving_doubling_closed_form_time});
+                .stream = &stream_halving_doubling_allgather, .closed_form_time = &halving_doubling_closed_form_time});
   registry.add({.name = "collnet", .collective = Collective::AllReduce,
                 .description = "NCCL's CollNet Direct: a head per part in each host, the network's SHARP switch adds the "
                                "hosts' sums and returns them (NVIDIA/nccl src/device/all_reduce.h runCollNetDirect)",
@@ -257,7 +257,7 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 .description = "rank sends 2^k parts in step k, log2 N steps (Thakur, Rabenseifner & Gropp 2005)",
                 .build = &build_recursive_doubling_allgather, .steps = "log2 N (+2 if N is not a power of 2)",
                 .bytes_per_rank = "(N-1)/N*S (N a power of 2)", .closed_form = "log2(N)a + (N-1)P/B",
-                .closed_form_time = &recursive_doubling_closed_form_time});
+                .stream = &stream_recursive_doubling_allgather, .closed_form_time = &recursive_doubling_closed_form_time});
   registry.add({.name = "ps", .collective = Collective::AllReduce,
                 .description = "parameter server: push to K servers, reduce, pull back, 2 steps (Li et al. 2014)",
                 .build = &build_ps_allreduce, .steps = "2", .bytes_per_rank = "worker S, server (N-1)*S (K = 1)",

@@ -15,36 +15,44 @@ namespace halving_doubling_stream_test {
 
 using namespace collsim;
 
-TEST_CASE("halving-doubling all-reduce on demand is its materialised schedule, op for op and to the picosecond",
+TEST_CASE("halving-doubling all-reduce reduce-scatter and all-gather on demand are their materialised schedules op for op",
           "[stream][halving-doubling]") {
   const auto registry = algo::builtin_registry();
-  const auto& entry = registry.find(sched::Collective::AllReduce, "halving-doubling");
-  REQUIRE(entry.stream != nullptr);
   const Bandwidth bw{400'000'000'000};  // 50 GB/s
   const Time lat{1'000'000};            // 1 us
-  for (const sched::Rank n : {1U, 2U, 4U, 8U, 16U, 32U, 64U})
-    for (const Bytes size : {Bytes{0}, Bytes{24}, Bytes{1000}, (Bytes{1} << 20) + 3}) {
-      INFO("N = " << n << ", S = " << size);
-      algo::Request request;
-      request.nranks = n;
-      request.size = size;
-      const sched::Schedule schedule = entry.build(request);
-      const auto stream = entry.stream(request);
-      REQUIRE(stream != nullptr);
-      CHECK(stream->header() == testing::shell_of(schedule));
-      REQUIRE(stream->op_count() == schedule.ops.size());
-      // The switch has no contention (each rank talks to one partner a step); the ring fabric and
-      // dgx-a100 share links, so the order in which ops start matters there too.
-      for (const auto fabric : {topo::Fabric::Switch, topo::Fabric::Ring})
-        for (const std::string_view model : {"flow", "fifo"}) {
-          // On the ring fabric every flow of a step shares links with dozens of others: N = 64 is
-          // seconds of contended solving per run, and N <= 32 already has every case.
-          if (fabric == topo::Fabric::Ring && n > 32) continue;
-          INFO(topo::fabric_name(fabric) << ", " << model);
-          testing::check_stream_run(*stream, schedule, topo::generate_fabric(fabric, n, bw, lat), model);
-        }
-      if (n <= 8) testing::check_stream_run(*stream, schedule, topo::load_topology("dgx-a100"), "flow");
-    }
+  const std::vector<std::pair<sched::Collective, std::string>> entries{
+      {sched::Collective::AllReduce, "halving-doubling"},
+      {sched::Collective::ReduceScatter, "halving-doubling"},
+      {sched::Collective::AllGather, "halving-doubling"},
+      {sched::Collective::AllGather, "recursive-doubling"}};
+  for (const auto& [collective, name] : entries) {
+    const auto& entry = registry.find(collective, name);
+    REQUIRE(entry.stream != nullptr);
+    INFO(name << " " << sched::collective_name(collective));
+    for (const sched::Rank n : {1U, 2U, 4U, 8U, 16U, 32U, 64U})
+      for (const Bytes size : {Bytes{0}, Bytes{24}, Bytes{1000}, (Bytes{1} << 20) + 3}) {
+        INFO("N = " << n << ", S = " << size);
+        algo::Request request;
+        request.nranks = n;
+        request.size = size;
+        const sched::Schedule schedule = entry.build(request);
+        const auto stream = entry.stream(request);
+        REQUIRE(stream != nullptr);
+        CHECK(stream->header() == testing::shell_of(schedule));
+        REQUIRE(stream->op_count() == schedule.ops.size());
+        // The switch has no contention (each rank talks to one partner a step); the ring fabric and
+        // dgx-a100 share links, so the order in which ops start matters there too.
+        for (const auto fabric : {topo::Fabric::Switch, topo::Fabric::Ring})
+          for (const std::string_view model : {"flow", "fifo"}) {
+            // On the ring fabric every flow of a step shares links with dozens of others: N = 64 is
+            // seconds of contended solving per run, and N <= 32 already has every case.
+            if (fabric == topo::Fabric::Ring && n > 32) continue;
+            INFO(topo::fabric_name(fabric) << ", " << model);
+            testing::check_stream_run(*stream, schedule, topo::generate_fabric(fabric, n, bw, lat), model);
+          }
+        if (n <= 8) testing::check_stream_run(*stream, schedule, topo::load_topology("dgx-a100"), "flow");
+      }
+  }
 }
 
 TEST_CASE("halving-doubling streams only a power of two of ranks, other N fold and stay materialised",
@@ -54,6 +62,9 @@ TEST_CASE("halving-doubling streams only a power of two of ranks, other N fold a
   for (const sched::Rank n : {3U, 5U, 6U, 12U}) {
     request.nranks = n;
     CHECK(algo::stream_halving_doubling_allreduce(request) == nullptr);
+    CHECK(algo::stream_halving_doubling_reduce_scatter(request) == nullptr);
+    CHECK(algo::stream_halving_doubling_allgather(request) == nullptr);
+    CHECK(algo::stream_recursive_doubling_allgather(request) == nullptr);
   }
   // The closed form 2 log2(N) a + 2(N-1)/N S/B on a switch (two links of 1 us a step, 50 GB/s),
   // with N = 256 and S = 256 MiB: 16 steps of 2 us, and each rank sends 2 x 255 chunks of 1 MiB
@@ -68,5 +79,14 @@ TEST_CASE("halving-doubling streams only a power of two of ranks, other N fold a
   const auto result = sim::run(*stream, topology, topology.gpus(), network, {});
   CHECK(result.makespan == Time{32'000'000 + std::int64_t{510} * 20'971'520});
   CHECK(result.ops.empty());
+  // Either half alone, log2(N) a + (N-1)/N S/B: 8 steps of 2 us and 255 chunks of 1 MiB a rank.
+  for (const auto make : {&algo::stream_halving_doubling_reduce_scatter, &algo::stream_halving_doubling_allgather,
+                          &algo::stream_recursive_doubling_allgather}) {
+    const auto half = make(request);
+    REQUIRE(half != nullptr);
+    net::FlowModel half_network(topology);
+    const auto half_result = sim::run(*half, topology, topology.gpus(), half_network, {});
+    CHECK(half_result.makespan == Time{16'000'000 + std::int64_t{255} * 20'971'520});
+  }
 }
 }  // namespace halving_doubling_stream_test

@@ -68,7 +68,15 @@ topo::Topology load_cluster(const TopologySpec& spec) {
   if (spec.net_bandwidth) c.nic_bandwidth = *spec.net_bandwidth;
   if (spec.net_latency) c.nic_latency = *spec.net_latency;
   if (spec.switch_latency) c.switch_latency = *spec.switch_latency;
-  return topo::generate_cluster(topo::load_topology(spec.node), c);
+  // The machine's own error (no such file or bundled name, or a bad file) under the flag that named it.
+  const topo::Topology node = [&] {
+    try {
+      return topo::load_topology(spec.node);
+    } catch (const topo::TopologyError& e) {
+      throw RequestError(Field::Node, spec.node, fmt::format("{}: {}", ref(Field::Node), e.what()));
+    }
+  }();
+  return topo::generate_cluster(node, c);
 }
 
 topo::Topology load_topology_as_given(const TopologySpec& spec) {

@@ -12,9 +12,13 @@ using nlohmann::ordered_json;
 
 Time hidden(const Timeline& t) { return t.communication - t.exposed; }
 
+/// "1 layer", "2 layers": a count with its noun, plural unless it is one.
+std::string counted(std::uint64_t n, std::string_view noun) { return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s"); }
+
 std::string setup_line(const TrainResult& r) {
-  return fmt::format("{} step of {} ({} parameters in {} layers, {} tensors, {}) on {}, algorithm {}", r.mode == Mode::Ddp ? "DDP" : "FSDP",
-                     r.model, r.parameters, r.layers, r.tensors, validation::dtype_name(r.dtype), r.topology, r.algorithm);
+  return fmt::format("{} step of {} ({} in {}, {}, {}) on {}, algorithm {}", r.mode == Mode::Ddp ? "DDP" : "FSDP", r.model,
+                     counted(r.parameters, "parameter"), counted(r.layers, "layer"), counted(r.tensors, "tensor"),
+                     validation::dtype_name(r.dtype), r.topology, r.algorithm);
 }
 
 std::string cap_text(const TrainResult& r, const TrainCase& c) {

@@ -262,6 +262,11 @@ TEST_CASE("sweep --node with a --nodes list runs one cluster per host count", "[
                     {"dgx-h100-2node-rail", 16}, {"dgx-h100-4node-rail", 32}, {"dgx-h100-8node-rail", 64}});
   check_bad_input({"sweep", "--node", "dgx-h100", "--nodes", "2,x", "--fabric", "rail", "--sizes", "1M"},
                   "--nodes: found \"x\", expected a whole number from 1 to 1048576");
+  // A machine that is neither a file nor bundled is refused under the flag that named it.
+  check_bad_input({"sweep", "--node", "nope", "--nodes", "2", "--fabric", "rail", "--sizes", "1M"},
+                  "--node: topology \"nope\": no such file, and not a bundled topology");
+  check_bad_input({"simulate", "--node", "nope", "--nodes", "2", "--fabric", "rail", "--size", "1M"},
+                  "--node: topology \"nope\"");
 }
 
 TEST_CASE("RFC 4180 fields: quoted when needed, read back exactly", "[cli][csv]") {

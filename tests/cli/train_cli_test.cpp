@@ -55,6 +55,16 @@ TEST_CASE("train: table, JSON and CSV tell the same step", "[cli][train]") {
   CHECK(table.out.find("exposed communication") != std::string::npos);
 }
 
+TEST_CASE("train: the setup line counts one layer and one tensor in the singular", "[cli][train]") {
+  // --parameters 1000 with the default of one layer: one layer of one tensor (docs/training.md).
+  const CliRun one = run_collsim({"train", "--gpus", "4", "--fabric", "switch", "--parameters", "1000", "--algorithm", "ring"});
+  REQUIRE(one.code == 0);
+  CHECK(one.out.find("(1000 parameters in 1 layer, 1 tensor, float32)") != std::string::npos);
+  const CliRun four = run_collsim(kSmall);
+  REQUIRE(four.code == 0);
+  CHECK(four.out.find("(4096000 parameters in 4 layers, 4 tensors, float32)") != std::string::npos);
+}
+
 TEST_CASE("train: lists of ranks and bucket caps give one case each", "[cli][train]") {
   const CliRun r = run_collsim(with(kSmall, {"--ranks", "2,4", "--bucket-cap", "1M,25M", "--format", "csv"}));
   REQUIRE(r.code == 0);

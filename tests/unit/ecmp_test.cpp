@@ -195,4 +195,28 @@ TEST_CASE("ECMP refuses, in one line, a run whose unfolded channels would not fi
                   "--routing: under ECMP each of the 64 channels takes its own spines, so they are simulated one by one: "
                   "30643200 transfers");
 }
+TEST_CASE("RouteCache: more peers than a node remembers and clear() give the routes a fresh cache finds", "[ecmp][routes]") {
+  // Every pair of the four GPUs on every channel 0..5, asked twice in two orders: each GPU asks for
+  // 3 peers x 6 channels, more than the four routes a node remembers, so remembered and replaced
+  // entries both answer. The reference is a fresh cache per pair, which remembers nothing.
+  const Topology t = collsim::topo::parse_topology_json(kLeafSpine, "ls.json", "ls");
+  const auto reference = [&](NodeId from, NodeId to, std::uint16_t channel) {
+    collsim::topo::RouteCache fresh(t);
+    return fresh.get(from, to, channel).links;
+  };
+  collsim::topo::RouteCache cache(t);
+  for (int round = 0; round < 2; ++round) {
+    for (NodeId from = 0; from < 4; ++from)
+      for (std::uint16_t channel = 0; channel < 6; ++channel)
+        for (NodeId k = 1; k < 4; ++k) {
+          const NodeId to = round == 0 ? (from + k) % 4 : (from + 4 - k) % 4;
+          INFO("round " << round << ": " << from << " -> " << to << " channel " << channel);
+          CHECK(cache.get(from, to, channel).links == reference(from, to, channel));
+        }
+    // Forgotten: nothing made, nothing remembered (ASan would catch a remembered dangling route).
+    CHECK(cache.size() != 0);
+    cache.clear();
+    CHECK(cache.size() == 0);
+  }
+}
 }  // namespace ecmp_test

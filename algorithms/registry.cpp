@@ -15,6 +15,7 @@
 #include "algorithms/collnet_allreduce.hpp"
 #include "algorithms/pat_allgather.hpp"
 #include "algorithms/pat_reduce_scatter.hpp"
+#include "algorithms/pat_stream.hpp"
 #include "algorithms/ps_allreduce.hpp"
 #include "algorithms/recursive_doubling_allgather.hpp"
 #include "algorithms/recursive_doubling_allreduce.hpp"
@@ -240,13 +241,15 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 .description = "NCCL's PAT (Parallel Aggregated Trees, one GPU per node): Bruck's log-depth exchange, "
                                "each rank forwards what it holds to the rank 2^k before it (src/include/collectives.h)",
                 .build = &build_pat_allgather, .steps = "ceil(log2 N)", .bytes_per_rank = "(N-1)/N*S",
-                .closed_form = "ceil(log2 N)a + (N-1)P/B", .closed_form_time = &pat_closed_form_time,
+                .closed_form = "ceil(log2 N)a + (N-1)P/B", .stream = &stream_pat_allgather,
+                .closed_form_time = &pat_closed_form_time,
                 .family = NcclFamily::Pat, .nccl_default = true});
   registry.add({.name = "pat", .collective = Collective::ReduceScatter,
                 .description = "NCCL's PAT reduce-scatter: the PAT all-gather's exchange backwards, partial sums up "
                                "its binomial trees (src/include/collectives.h PatRSAlgorithm)",
                 .build = &build_pat_reduce_scatter, .steps = "ceil(log2 N)", .bytes_per_rank = "(N-1)/N*S",
-                .closed_form = "ceil(log2 N)a + (N-1)P/B", .closed_form_time = &pat_closed_form_time,
+                .closed_form = "ceil(log2 N)a + (N-1)P/B", .stream = &stream_pat_reduce_scatter,
+                .closed_form_time = &pat_closed_form_time,
                 .family = NcclFamily::Pat, .nccl_default = true});
   registry.add({.name = "recursive-doubling", .collective = Collective::AllReduce,
                 .description = "whole-buffer pairwise exchange for small messages, log2 N steps (Thakur, Rabenseifner & Gropp 2005)",

@@ -135,6 +135,20 @@ run::SimulateText switch_nodes(std::string_view algorithm, std::uint32_t n, cons
   return t;
 }
 
+// `--gpus N --fabric switch --collective C --algorithm A` at the suite's size, rate and latency.
+run::SimulateText switch_collective(std::string_view collective, std::string_view algorithm, std::uint32_t n,
+                                    const SuiteOptions& o) {
+  run::SimulateText t;
+  t.topology.gpus = std::to_string(n);
+  t.topology.fabric = "switch";
+  t.topology.link_bandwidth = fmt::format("{}b/s", o.bandwidth.bits_per_s);
+  t.topology.link_latency = fmt::format("{}ps", o.latency.count());
+  t.collective = std::string(collective);
+  t.algorithm = std::string(algorithm);
+  t.size = std::to_string(o.size);
+  return t;
+}
+
 // N/8 DGX H100 on a cluster fabric (`--node dgx-h100 --nodes N/8 --fabric F`), its defaults:
 // 50 GB/s NDR NICs, 1:1.
 run::SimulateText dgx_cluster(std::string_view fabric, std::uint32_t n, Bytes size) {
@@ -219,6 +233,13 @@ std::vector<Case> suite(const SuiteOptions& o) {
       for (const std::uint32_t n : o.ranks)
         cases.push_back({fmt::format("allreduce/{}/{}/{}", algorithm, topo::fabric_name(fabric), n), n, false,
                          [=] { return run_allreduce(algorithm, fabric, n, o.size, o.bandwidth, o.latency, true); }});
+  // The log-depth all-gathers (PAT is NCCL's choice with one GPU per node): materialised, every
+  // send waited for each receive of its rank's step before, O(N^3) dependencies (session 25).
+  for (const char* algorithm : {"pat", "halving-doubling"})
+    for (const std::uint32_t n : o.ranks)
+      if (n <= 4096)
+        cases.push_back({fmt::format("allgather/{}/switch/{}", algorithm, n), n, false,
+                         [=] { return run_text(switch_collective("allgather", algorithm, n, o), true); }});
   // The same ring runs with every rank simulated (no rank symmetry fold, sim/rank_fold.hpp): the
   // engine's own cost per transfer.
   for (const topo::Fabric fabric : fabrics)

@@ -24,6 +24,7 @@
 #include "algorithms/ring_allreduce.hpp"
 #include "algorithms/ring_alltoall.hpp"
 #include "algorithms/ring_broadcast.hpp"
+#include "algorithms/ring_chain_stream.hpp"
 #include "algorithms/ring_reduce.hpp"
 #include "algorithms/ring_reduce_scatter.hpp"
 #include "algorithms/ring_sendrecv.hpp"
@@ -121,12 +122,12 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 .description = "pipelined chain from the root in ring order, N-1 + chunks-1 steps (NCCL ring broadcast)",
                 .build = &build_ring_broadcast, .steps = "N-1 + C-1", .bytes_per_rank = "S",
                 .options = "C = ceil(S / --chunk-size) pipeline chunks", .closed_form = "(N-1)(a + c/B) + (C-1)c/B",
-                .closed_form_time = &ring_closed_form_time, .pipelined = true, .family = NcclFamily::Ring, .nccl_default = true});
+                .stream = &stream_ring_broadcast, .closed_form_time = &ring_closed_form_time, .pipelined = true, .family = NcclFamily::Ring, .nccl_default = true});
   registry.add({.name = "ring", .collective = Collective::Reduce,
                 .description = "pipelined chain in ring order ending at the root, N-1 + chunks-1 steps (NCCL ring reduce)",
                 .build = &build_ring_reduce, .steps = "N-1 + C-1", .bytes_per_rank = "S",
                 .options = "C = ceil(S / --chunk-size) pipeline chunks", .closed_form = "(N-1)(a + c/B) + (C-1)c/B",
-                .closed_form_time = &ring_closed_form_time, .pipelined = true, .family = NcclFamily::Ring, .nccl_default = true});
+                .stream = &stream_ring_reduce, .closed_form_time = &ring_closed_form_time, .pipelined = true, .family = NcclFamily::Ring, .nccl_default = true});
   registry.add({.name = "ring", .collective = Collective::AllToAll,
                 .description = "store-and-forward to the ring successor, N-1 steps, N(N-1)/2 blocks per rank (Grama et al. 2003)",
                 .build = &build_ring_alltoall, .steps = "N-1", .bytes_per_rank = "N(N-1)/2*floor(S/N)",

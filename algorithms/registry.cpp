@@ -168,13 +168,13 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 .description = "NCCL's binary tree (ncclGetBtree) rooted at the root: pipelined reduce, ceil(log2 N)+C-1 steps",
                 .build = &build_tree_reduce, .steps = "ceil(log2 N) + C-1", .bytes_per_rank = "S",
                 .options = "C = ceil(S / --chunk-size); --root",
-                .closed_form = "D(a + c/B) + (C-1)c/B, D = ceil(log2 N)", .closed_form_time = &tree_closed_form_time,
+                .closed_form = "D(a + c/B) + (C-1)c/B, D = ceil(log2 N)", .stream = &stream_tree_reduce, .closed_form_time = &tree_closed_form_time,
                 .pipelined = true, .family = NcclFamily::Tree});
   registry.add({.name = "tree", .collective = Collective::Broadcast,
                 .description = "NCCL's binary tree (ncclGetBtree) rooted at the root: pipelined broadcast, ceil(log2 N)+C-1 steps",
                 .build = &build_tree_broadcast, .steps = "ceil(log2 N) + C-1", .bytes_per_rank = "2S (N >= 4)",
                 .options = "C = ceil(S / --chunk-size); --root",
-                .closed_form = "D(a + c/B) + (C-1)c/B, D = ceil(log2 N)", .closed_form_time = &tree_closed_form_time,
+                .closed_form = "D(a + c/B) + (C-1)c/B, D = ceil(log2 N)", .stream = &stream_tree_broadcast, .closed_form_time = &tree_closed_form_time,
                 .pipelined = true, .family = NcclFamily::Tree});
   registry.add({.name = "double-tree", .collective = Collective::AllReduce,
                 .description = "NCCL's double binary tree (ncclGetDtree): half the buffer on each tree, 2ceil(log2 N)+ceil(C/2)-1 steps",

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "algorithms/chunk_tables.hpp"
 #include "algorithms/node_trees.hpp"
 #include "algorithms/tree_pipeline.hpp"
@@ -24,27 +26,29 @@ struct Lane {
 
 class TreeStream final : public sched::OpStream {
  public:
-  TreeStream(sched::Schedule header, std::vector<Lane> lanes, std::uint64_t ops)
-      : header_(std::move(header)), lanes_(std::move(lanes)), ops_(ops) {}
+  TreeStream(sched::Schedule header, std::vector<Lane> lanes, std::uint64_t ops, TreeFlow flow)
+      : header_(std::move(header)), lanes_(std::move(lanes)), ops_(ops), flow_(flow) {}
   [[nodiscard]] const sched::Schedule& header() const override { return header_; }
   [[nodiscard]] std::uint64_t op_count() const override { return ops_; }
+  // A broadcast starts at the root's sends down, every other flow at the leaves' sends up.
   void roots(std::vector<sched::OpKey>& out) const override {
     for (std::uint32_t t = 0; t < lanes_.size(); ++t)
-      for (std::uint32_t i = 0; i < lanes_[t].share.count; ++i)
-        for (sched::Rank r : lanes_[t].leaves) out.push_back(key(i, t, kUp, r));
+      for (std::uint32_t i = 0; i < lanes_[t].share.count; ++i) append_heads(t, i, out);
   }
-  // A leaf's sends up follow each other on its one connection to its parent (chunk after chunk):
-  // launched one by one as the one before begins, not every chunk at the start.
+  // A leaf's sends up (a broadcast root's sends down to one child) follow each other on one
+  // connection, chunk after chunk: launched one by one as the one before begins, not every chunk
+  // at the start.
   [[nodiscard]] sched::OpKey root_after(sched::OpKey k) const override {
     const auto [i, t, kind, r] = parts(k);
     const Lane& lane = lanes_[t];
-    if (kind != kUp || !lane.tree.nodes[r].is_leaf() || i + 1 >= lane.share.count) return sched::kNoOpKey;
-    return key(i + 1, t, kUp, r);
+    if (i + 1 >= lane.share.count) return sched::kNoOpKey;
+    const bool head = flow_ == TreeFlow::Broadcast ? kind != kUp && kind != kAdd && r == lane.tree.root
+                                                   : kind == kUp && lane.tree.nodes[r].is_leaf();
+    return head ? key(i + 1, t, kind, r) : sched::kNoOpKey;
   }
   void chain_heads(std::vector<sched::OpKey>& out) const override {
     for (std::uint32_t t = 0; t < lanes_.size(); ++t)
-      if (lanes_[t].share.count > 0)
-        for (sched::Rank r : lanes_[t].leaves) out.push_back(key(0, t, kUp, r));
+      if (lanes_[t].share.count > 0) append_heads(t, 0, out);
   }
   [[nodiscard]] sched::StreamOp op(sched::OpKey k) const override {
     const auto [i, t, kind, r] = parts(k);
@@ -58,6 +62,8 @@ class TreeStream final : public sched::OpStream {
         // The first child adds into its parent's chunk, the second copies into its scratch chunk.
         return {r, node.parent, bytes, lane.share.channel, node.child_count() > 0 ? 1U : 0U, lane.slot[r] == 0};
       default:
+        // A broadcast's root sends what it holds from the start.
+        if (flow_ == TreeFlow::Broadcast && r == lane.tree.root) return {r, node.children[kind - kDown0], bytes, lane.share.channel, 0U, false};
         // One dependency: what last wrote the rank's chunk (its parent's send down, or at the
         // root its add, or its one child's send up). The builder's other one, the child's send up
         // that reads the chunk this overwrites, comes before that write on every path (the child's
@@ -75,7 +81,7 @@ class TreeStream final : public sched::OpStream {
       case kAdd:
         if (r != lane.tree.root) {
           out.push_back(key(i, t, kUp, r));
-        } else {
+        } else if (flow_ == TreeFlow::AllReduce) {  // a reduce ends at the root's sum
           out.push_back(key(i, t, kDown0, r));
           out.push_back(key(i, t, kDown1, r));
         }
@@ -85,7 +91,8 @@ class TreeStream final : public sched::OpStream {
         const TreeNode& parent = lane.tree.nodes[p];
         if (parent.child_count() == 2) out.push_back(key(i, t, kAdd, p));
         else if (p != lane.tree.root) out.push_back(key(i, t, kUp, p));
-        else out.push_back(key(i, t, kDown0 + lane.slot[r], p));  // the root's one child: the root's chunk is final
+        else if (flow_ == TreeFlow::AllReduce)
+          out.push_back(key(i, t, kDown0 + lane.slot[r], p));  // the root's one child: the root's chunk is final
         return;
       }
       default: {
@@ -106,6 +113,18 @@ class TreeStream final : public sched::OpStream {
   static sched::OpKey key(std::uint32_t i, std::uint32_t t, std::uint32_t kind, sched::Rank r) {
     return (sched::OpKey{i} << 32) | (sched::OpKey{t} << 31) | (sched::OpKey{kind} << 29) | r;
   }
+  // Where chunk i of lane t starts: the root's sends down (broadcast) or the leaves' sends up.
+  void append_heads(std::uint32_t t, std::uint32_t i, std::vector<sched::OpKey>& out) const {
+    const Lane& lane = lanes_[t];
+    if (flow_ != TreeFlow::Broadcast) {
+      for (sched::Rank r : lane.leaves) out.push_back(key(i, t, kUp, r));
+      return;
+    }
+    if (lane.tree.nodes.size() <= 1) return;
+    const TreeNode& root = lane.tree.nodes[lane.tree.root];
+    for (std::uint32_t j = 0; j < 2; ++j)
+      if (root.children[j] != kNoRank) out.push_back(key(i, t, kDown0 + j, lane.tree.root));
+  }
   static Parts parts(sched::OpKey k) {
     return {static_cast<std::uint32_t>(k >> 32), static_cast<std::uint32_t>((k >> 31) & 1),
             static_cast<std::uint32_t>((k >> 29) & 3), static_cast<sched::Rank>(k & ((1U << 29) - 1))};
@@ -113,6 +132,7 @@ class TreeStream final : public sched::OpStream {
   sched::Schedule header_;
   std::vector<Lane> lanes_;
   std::uint64_t ops_;
+  TreeFlow flow_;
 };
 
 Lane make_lane(Tree tree, TreeShare share) {
@@ -132,13 +152,14 @@ Lane make_lane(Tree tree, TreeShare share) {
   return lane;
 }
 
-// Ops of one tree per pipeline chunk: a send up per rank but the root, a send down per child
-// (N - 1 each), and an add per rank with two children.
-std::uint64_t ops_per_chunk(const Tree& tree) {
+// Ops of one tree per pipeline chunk: a send up per rank but the root and an add per rank with
+// two children (reduce, all-reduce), a send down per child (broadcast, all-reduce).
+std::uint64_t ops_per_chunk(const Tree& tree, TreeFlow flow) {
   if (tree.nodes.size() <= 1) return 0;
   std::uint64_t adds = 0;
   for (const auto& n : tree.nodes) adds += n.child_count() == 2 ? 1 : 0;
-  return 2 * (tree.nodes.size() - 1) + adds;
+  const std::uint64_t edges = tree.nodes.size() - 1;
+  return flow == TreeFlow::Broadcast ? edges : flow == TreeFlow::Reduce ? edges + adds : 2 * edges + adds;
 }
 
 }  // namespace
@@ -173,17 +194,58 @@ std::unique_ptr<sched::OpStream> make_tree_allreduce_stream(const Request& reque
     const std::uint32_t h = tree_height(trees[t]);
     height = std::max(height, h);
     if (request.nranks > 1) steps = std::max(steps, tree_flow_steps(TreeFlow::AllReduce, h, shares[t].count));
-    ops += ops_per_chunk(trees[t]) * shares[t].count;
+    ops += ops_per_chunk(trees[t], TreeFlow::AllReduce) * shares[t].count;
   }
   auto header = sched::schedule_without_ops(schedule_header(request, sched::Collective::AllReduce), std::move(chunks),
                                             std::move(algorithm), steps, allreduce_phases(height, shares[0].count));
   std::vector<Lane> lanes;
   for (std::size_t t = 0; t < trees.size(); ++t) lanes.push_back(make_lane(std::move(trees[t]), shares[t]));
-  return std::make_unique<TreeStream>(std::move(header), std::move(lanes), ops);
+  return std::make_unique<TreeStream>(std::move(header), std::move(lanes), ops, TreeFlow::AllReduce);
+}
+
+std::unique_ptr<sched::OpStream> make_one_tree_stream(const Request& request, sched::Collective collective, Tree tree,
+                                                      TreeFlow flow) {
+  if (request.nranks >= (1U << 29)) throw std::invalid_argument("make_one_tree_stream: at most 2^29 - 1 ranks");
+  if (tree.nodes.size() != request.nranks)
+    throw std::invalid_argument("make_one_tree_stream: a tree over another number of ranks");
+  // As build_one_tree cuts it: scratch chunks only where the flow reduces over a rank of two children.
+  auto chunks = pipeline_chunks(0, request.size, request.chunk_size, request.element_size);
+  const auto count = static_cast<sched::ChunkId>(chunks.size());
+  const bool scratch = flow != TreeFlow::Broadcast && needs_scratch(tree);
+  if (scratch) add_scratch_chunks(chunks);
+  const std::uint32_t height = tree_height(tree);
+  const std::uint32_t steps = request.nranks > 1 ? tree_flow_steps(flow, height, count) : 0;
+  const std::uint64_t ops = ops_per_chunk(tree, flow) * count;
+  auto header = sched::schedule_without_ops(schedule_header(request, collective), std::move(chunks), "tree", steps,
+                                            flow == TreeFlow::AllReduce ? allreduce_phases(height, count)
+                                                                        : std::vector<sched::Phase>{});
+  std::vector<Lane> lanes;
+  lanes.push_back(make_lane(std::move(tree), TreeShare{0, count, scratch ? count : 0, 0}));
+  return std::make_unique<TreeStream>(std::move(header), std::move(lanes), ops, flow);
 }
 
 std::unique_ptr<sched::OpStream> stream_tree_allreduce(const Request& request) {
   return make_tree_allreduce_stream(request, {nccl_btree(request.nranks)}, "tree");
+}
+
+namespace {
+
+// The root a broadcast or reduce names, checked as the schedule builder checks it.
+Tree rooted_btree(const Request& request) {
+  if (request.root >= request.nranks)
+    throw std::invalid_argument(fmt::format("root {} is out of range (ranks 0..{})", request.root,
+                                            request.nranks == 0 ? 0 : request.nranks - 1));
+  return rotate_tree(nccl_btree(request.nranks), request.root);
+}
+
+}  // namespace
+
+std::unique_ptr<sched::OpStream> stream_tree_reduce(const Request& request) {
+  return make_one_tree_stream(request, sched::Collective::Reduce, rooted_btree(request), TreeFlow::Reduce);
+}
+
+std::unique_ptr<sched::OpStream> stream_tree_broadcast(const Request& request) {
+  return make_one_tree_stream(request, sched::Collective::Broadcast, rooted_btree(request), TreeFlow::Broadcast);
 }
 
 std::unique_ptr<sched::OpStream> stream_double_tree_allreduce(const Request& request) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "algorithms/nccl_trees.hpp"
+#include "algorithms/tree_pipeline.hpp"
 #include "algorithms/registry.hpp"
 
 namespace collsim::algo {
@@ -33,7 +34,20 @@ namespace collsim::algo {
 std::unique_ptr<sched::OpStream> make_tree_allreduce_stream(const Request& request, std::vector<Tree> trees,
                                                             std::string algorithm);
 
-/// Registry entries (tree, double-tree and nccl-tree all-reduce on demand).
+/// The stream of build_one_tree(request, collective, tree, flow) for a reduce or a broadcast over
+/// one tree (`tree` rooted at request.root): the same header, chunks and ops. A reduce is the
+/// all-reduce's ascent (adds and sends up, ending at the root); a broadcast is its descent, whose
+/// root sends each chunk to its children from the start (chained chunk after chunk, as the
+/// leaves' sends up are) and every other send down waits for its rank's receive of the chunk.
+/// Throws std::invalid_argument as make_tree_allreduce_stream does.
+std::unique_ptr<sched::OpStream> make_one_tree_stream(const Request& request, sched::Collective collective, Tree tree,
+                                                      TreeFlow flow);
+
+/// Registry entries (tree, double-tree and nccl-tree all-reduce, tree reduce and broadcast on
+/// NCCL's btree rotated to the root, on demand). The reduce and broadcast throw
+/// std::invalid_argument for a root out of range, as the schedule builder does.
+std::unique_ptr<sched::OpStream> stream_tree_reduce(const Request& request);
+std::unique_ptr<sched::OpStream> stream_tree_broadcast(const Request& request);
 std::unique_ptr<sched::OpStream> stream_tree_allreduce(const Request& request);
 std::unique_ptr<sched::OpStream> stream_double_tree_allreduce(const Request& request);
 std::unique_ptr<sched::OpStream> stream_nccl_tree_allreduce(const Request& request);

@@ -117,10 +117,10 @@ TEST_CASE("merge joins complete shards, in any order, into the unsharded file, C
 
 TEST_CASE("merge checks completeness exactly where whole shards are skipped or hold no row", "[cli][merge]") {
   const auto dir = scratch_dir("merge_skipped");
-  // Tree broadcast (materialised) with 1-byte chunks: 1K runs, 1M is over the op budget and skipped.
+  // NVLS all-reduce (materialised) with 1-byte chunks: 1K runs, 1M is over the op budget and skipped.
   // Shard 1/2 holds only the skipped row, shard 2/3 of two rows holds none; merge still needs their files.
-  const std::vector<std::string> sweep{"sweep", "--sizes", "1K,1M", "--chunk-size", "1", "--algorithms", "tree",
-                                       "--collectives", "broadcast"};
+  const std::vector<std::string> sweep{"sweep", "dgx-h100", "--sizes", "1K,1M", "--chunk-size", "1", "--algorithms",
+                                       "nvls"};
   const auto halves = shards_of(sweep, dir, 2, "csv");
   CHECK(lines_of(read_file(halves[1])).back() == "# collsim sweep shard=1/2 end skipped=1");
   const auto m = run_collsim(merge_of(halves));

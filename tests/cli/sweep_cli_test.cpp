@@ -151,21 +151,21 @@ TEST_CASE("sweep --shard I/3 then merge gives the unsharded file", "[cli][sweep]
 }
 
 TEST_CASE("sweep where an algorithm cannot run any row exits 2 with the reason, writing no file", "[cli][sweep][errors]") {
-  // Tree broadcast (materialised: it has no stream) with 1-byte chunks of 1 MiB is over the op
-  // budget: every row is skipped. (Tree all-reduce is generated on demand, with no budget.)
+  // NVLS all-reduce (materialised: it has no stream) with 1-byte chunks of 1 MiB is over the op
+  // budget: every row is skipped. (Tree and ring are generated on demand, with no budget.)
   const auto dir = scratch_dir("all_skipped");
   const auto out = dir / "out.csv";
-  check_bad_input({"sweep", "--sizes", "1M", "--chunk-size", "1", "--algorithms", "tree", "--collectives", "broadcast", "-o", out.string()},
-                  "first tree on 8 ranks");
+  check_bad_input({"sweep", "dgx-h100", "--sizes", "1M", "--chunk-size", "1", "--algorithms", "nvls", "-o", out.string()},
+                  "first nvls on 8 ranks");
   CHECK_FALSE(std::filesystem::exists(out));
   CHECK_FALSE(std::filesystem::exists(dir / ".out.csv.partial"));
-  check_bad_input({"sweep", "--sizes", "1M", "--chunk-size", "1", "--algorithms", "tree", "--collectives", "broadcast"}, "every row");
+  check_bad_input({"sweep", "dgx-h100", "--sizes", "1M", "--chunk-size", "1", "--algorithms", "nvls"}, "every row");
   // Some rows skipped: exit 0, the note on stderr (and a shard with none left is not an error).
-  const auto some = run_collsim({"sweep", "--sizes", "1K,1M", "--chunk-size", "1", "--algorithms", "tree", "--collectives", "broadcast"});
+  const auto some = run_collsim({"sweep", "dgx-h100", "--sizes", "1K,1M", "--chunk-size", "1", "--algorithms", "nvls"});
   INFO(some.err);
   CHECK(some.code == 0);
   CHECK_THAT(some.err, Catch::Contains("skipped 1 row(s)"));
-  CHECK(run_collsim({"sweep", "--sizes", "1M", "--chunk-size", "1", "--algorithms", "tree", "--collectives", "broadcast", "--shard", "0/2"}).code == 0);
+  CHECK(run_collsim({"sweep", "dgx-h100", "--sizes", "1M", "--chunk-size", "1", "--algorithms", "nvls", "--shard", "0/2"}).code == 0);
 }
 
 TEST_CASE("sweep --resume refuses another sweep's partial file and starts afresh without one", "[cli][sweep][resume]") {

@@ -492,17 +492,20 @@ TEST_CASE("a default slice is doubled until the run fits --max-ops, --slice past
 
 TEST_CASE("a pipelined algorithm's default chunk grows to fit --max-ops, --chunk-size past it is refused",
           "[fidelity][budget]") {
-  // Tree broadcast on 4 GPUs (materialised: it has no stream): N-1 = 3 sends per pipeline chunk
-  // (tree_broadcast.hpp). 1 GiB in the default 512 KiB chunks is 2048 chunks, 6144 ops; with 1000
-  // allowed, chunks must number at most 333, so the chunk doubles to 4 MiB (256 chunks, 768 ops;
-  // 2 MiB gives 512 chunks, 1536 ops).
+  // Tree broadcast on 4 GPUs, materialised by --verify (generated on demand it keeps its chunk,
+  // below): N-1 = 3 sends per pipeline chunk (tree_broadcast.hpp). 4 MiB in the default 512 KiB
+  // chunks is 8 chunks, 24 ops; with 10 allowed, chunks must number at most 3, so the chunk doubles
+  // to 2 MiB (2 chunks, 6 ops; 1 MiB gives 4 chunks, 12 ops).
   const std::vector<std::string> base{"--gpus", "4", "--fabric", "switch", "--collective", "broadcast",
-                                      "--algorithm", "tree", "--size", "1G"};
-  const auto raised = simulate_json(with(base, {"--max-ops", "1000"}));
-  CHECK(raised["chunk_bytes"] == 4 * 1048576);
+                                      "--algorithm", "tree", "--size", "4M", "--verify"};
+  const auto raised = simulate_json(with(base, {"--max-ops", "10"}));
+  CHECK(raised["chunk_bytes"] == 2 * 1048576);
   CHECK_THAT(raised["chunk_source"].get<std::string>(),
-             Catch::Contains("default 512 KiB, raised to stay within --max-ops 1000"));
-  CHECK(simulate_json(with(base, {"--chunk-size", "4M"}))["time_us"] == raised["time_us"]);
+             Catch::Contains("default 512 KiB, raised to stay within --max-ops 10"));
+  CHECK(simulate_json(with(base, {"--chunk-size", "2M"}))["time_us"] == raised["time_us"]);
+  // Generated on demand (no --verify), the same run keeps NCCL's chunk whatever the budget.
+  const std::vector<std::string> streamed(base.begin(), base.end() - 1);
+  CHECK(simulate_json(with(streamed, {"--max-ops", "10"}))["chunk_bytes"] == 512 * 1024);
   CHECK(simulate_json(base)["chunk_bytes"] == 512 * 1024);
   CHECK(simulate_json({"--gpus", "4", "--fabric", "switch", "--size", "1G"})["chunk_bytes"] == 0);  // ring: none
 
@@ -510,7 +513,8 @@ TEST_CASE("a pipelined algorithm's default chunk grows to fit --max-ops, --chunk
   // chunks. The refusal names the smallest chunk that fits: 262144 elements in at most 333 chunks
   // need 788 elements a chunk (787 give 334), 3152 B.
   const std::vector<std::string> tiny{"simulate", "--gpus", "4", "--fabric", "switch", "--collective", "broadcast",
-                                      "--algorithm", "tree", "--size", "1M", "--chunk-size", "1", "--max-ops", "1000"};
+                                      "--algorithm", "tree", "--size", "1M", "--chunk-size", "1", "--max-ops", "1000",
+                                      "--verify"};
   check_bad_input(tiny, "--chunk-size: 1 B cuts tree broadcast of 1 MiB into 786432 ops");
   check_bad_input(tiny, "expected --chunk-size 3152 B or more");
 }

@@ -10,9 +10,12 @@
 
 #include <catch2/catch.hpp>
 
+#include "algorithms/registry.hpp"
 #include "sim/engine.hpp"
 #include "sim/network/network_model.hpp"
 #include "sim/schedule/op_stream.hpp"
+#include "topologies/generate.hpp"
+#include "topologies/load_json.hpp"
 #include "topologies/topology.hpp"
 
 namespace collsim::testing {
@@ -64,6 +67,27 @@ inline sched::Schedule shell_of(sched::Schedule schedule) {
   schedule.deps.clear();
   schedule.dep_offsets = {0};
   return schedule;
+}
+
+/// `entry`'s stream for `request` against its materialised schedule: the same header and op count,
+/// and check_stream_run on a switch and a ring of N GPUs (50 GB/s, 1 us; the ring only when
+/// `on_ring`: contended, it takes seconds past N = 32) with both models, and on dgx-a100 (flow)
+/// for N <= 8.
+inline void check_stream_entry(const algo::AlgorithmInfo& entry, const algo::Request& request, bool on_ring = true) {
+  const Bandwidth bw{400'000'000'000};  // 50 GB/s
+  const Time lat{1'000'000};            // 1 us
+  const sched::Schedule schedule = entry.build(request);
+  const auto stream = entry.stream(request);
+  REQUIRE(stream != nullptr);
+  CHECK(stream->header() == shell_of(schedule));
+  REQUIRE(stream->op_count() == schedule.ops.size());
+  for (const auto fabric : {topo::Fabric::Switch, topo::Fabric::Ring})
+    for (const std::string_view model : {"flow", "fifo"}) {
+      if (fabric == topo::Fabric::Ring && !on_ring) continue;
+      INFO(topo::fabric_name(fabric) << ", " << model);
+      check_stream_run(*stream, schedule, topo::generate_fabric(fabric, request.nranks, bw, lat), model);
+    }
+  if (request.nranks <= 8) check_stream_run(*stream, schedule, topo::load_topology("dgx-a100"), "flow");
 }
 
 }  // namespace collsim::testing

@@ -19,8 +19,6 @@ using namespace collsim;
 
 TEST_CASE("tree reduce and broadcast on demand are their materialised schedules op for op", "[stream][tree]") {
   const auto registry = algo::builtin_registry();
-  const Bandwidth bw{400'000'000'000};  // 50 GB/s
-  const Time lat{1'000'000};            // 1 us
   for (const auto collective : {sched::Collective::Reduce, sched::Collective::Broadcast}) {
     const auto& entry = registry.find(collective, "tree");
     REQUIRE(entry.stream != nullptr);
@@ -35,17 +33,7 @@ TEST_CASE("tree reduce and broadcast on demand are their materialised schedules 
           request.root = root;
           request.size = size;
           request.chunk_size = Bytes{512} << 10;
-          const sched::Schedule schedule = entry.build(request);
-          const auto stream = entry.stream(request);
-          REQUIRE(stream != nullptr);
-          CHECK(stream->header() == testing::shell_of(schedule));
-          REQUIRE(stream->op_count() == schedule.ops.size());
-          for (const auto fabric : {topo::Fabric::Switch, topo::Fabric::Ring})
-            for (const std::string_view model : {"flow", "fifo"}) {
-              INFO(topo::fabric_name(fabric) << ", " << model);
-              testing::check_stream_run(*stream, schedule, topo::generate_fabric(fabric, n, bw, lat), model);
-            }
-          if (n <= 8) testing::check_stream_run(*stream, schedule, topo::load_topology("dgx-a100"), "flow");
+          testing::check_stream_entry(entry, request);
         }
   }
   algo::Request bad;

@@ -167,7 +167,8 @@ class HalvingDoublingStream final : public sched::OpStream {
 
 namespace {
 
-std::unique_ptr<sched::OpStream> make_stream(const Request& request, sched::Collective collective, std::string algorithm) {
+std::unique_ptr<sched::OpStream> make_stream(const Request& request, sched::Collective collective,
+                                             std::string algorithm) {
   // Ranks and chunks are 24-bit fields of a key.
   if (request.nranks == 0 || !std::has_single_bit(request.nranks) || request.nranks >= (1U << 24)) return nullptr;
   return std::make_unique<HalvingDoublingStream>(request, collective, std::move(algorithm));

@@ -1,6 +1,7 @@
-// Halving-doubling all-reduce, reduce-scatter and all-gather on demand (sched::OpStream) for N a power of two: the ops of
-// build_halving_doubling_allreduce generated as the engine asks for them, O(N) memory instead of
-// the materialised schedule's O(N^2) ops with O(N) dependencies each (issue 18 item 3).
+// Halving-doubling all-reduce, reduce-scatter and all-gather on demand (sched::OpStream) for N a
+// power of two: the ops of build_halving_doubling_allreduce (and of its halves) generated as the
+// engine asks for them, O(N) memory instead of the materialised schedule's O(N^2) ops with O(N)
+// dependencies each (issue 18 item 3).
 #pragma once
 
 #include <memory>

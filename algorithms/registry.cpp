@@ -122,12 +122,14 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 .description = "pipelined chain from the root in ring order, N-1 + chunks-1 steps (NCCL ring broadcast)",
                 .build = &build_ring_broadcast, .steps = "N-1 + C-1", .bytes_per_rank = "S",
                 .options = "C = ceil(S / --chunk-size) pipeline chunks", .closed_form = "(N-1)(a + c/B) + (C-1)c/B",
-                .stream = &stream_ring_broadcast, .closed_form_time = &ring_closed_form_time, .pipelined = true, .family = NcclFamily::Ring, .nccl_default = true});
+                .stream = &stream_ring_broadcast, .closed_form_time = &ring_closed_form_time, .pipelined = true,
+                .family = NcclFamily::Ring, .nccl_default = true});
   registry.add({.name = "ring", .collective = Collective::Reduce,
                 .description = "pipelined chain in ring order ending at the root, N-1 + chunks-1 steps (NCCL ring reduce)",
                 .build = &build_ring_reduce, .steps = "N-1 + C-1", .bytes_per_rank = "S",
                 .options = "C = ceil(S / --chunk-size) pipeline chunks", .closed_form = "(N-1)(a + c/B) + (C-1)c/B",
-                .stream = &stream_ring_reduce, .closed_form_time = &ring_closed_form_time, .pipelined = true, .family = NcclFamily::Ring, .nccl_default = true});
+                .stream = &stream_ring_reduce, .closed_form_time = &ring_closed_form_time, .pipelined = true,
+                .family = NcclFamily::Ring, .nccl_default = true});
   registry.add({.name = "ring", .collective = Collective::AllToAll,
                 .description = "store-and-forward to the ring successor, N-1 steps, N(N-1)/2 blocks per rank (Grama et al. 2003)",
                 .build = &build_ring_alltoall, .steps = "N-1", .bytes_per_rank = "N(N-1)/2*floor(S/N)",
@@ -168,13 +170,15 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 .description = "NCCL's binary tree (ncclGetBtree) rooted at the root: pipelined reduce, ceil(log2 N)+C-1 steps",
                 .build = &build_tree_reduce, .steps = "ceil(log2 N) + C-1", .bytes_per_rank = "S",
                 .options = "C = ceil(S / --chunk-size); --root",
-                .closed_form = "D(a + c/B) + (C-1)c/B, D = ceil(log2 N)", .stream = &stream_tree_reduce, .closed_form_time = &tree_closed_form_time,
+                .closed_form = "D(a + c/B) + (C-1)c/B, D = ceil(log2 N)", .stream = &stream_tree_reduce,
+                .closed_form_time = &tree_closed_form_time,
                 .pipelined = true, .family = NcclFamily::Tree});
   registry.add({.name = "tree", .collective = Collective::Broadcast,
                 .description = "NCCL's binary tree (ncclGetBtree) rooted at the root: pipelined broadcast, ceil(log2 N)+C-1 steps",
                 .build = &build_tree_broadcast, .steps = "ceil(log2 N) + C-1", .bytes_per_rank = "2S (N >= 4)",
                 .options = "C = ceil(S / --chunk-size); --root",
-                .closed_form = "D(a + c/B) + (C-1)c/B, D = ceil(log2 N)", .stream = &stream_tree_broadcast, .closed_form_time = &tree_closed_form_time,
+                .closed_form = "D(a + c/B) + (C-1)c/B, D = ceil(log2 N)", .stream = &stream_tree_broadcast,
+                .closed_form_time = &tree_closed_form_time,
                 .pipelined = true, .family = NcclFamily::Tree});
   registry.add({.name = "double-tree", .collective = Collective::AllReduce,
                 .description = "NCCL's double binary tree (ncclGetDtree): half the buffer on each tree, 2ceil(log2 N)+ceil(C/2)-1 steps",
@@ -223,7 +227,8 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 .description = "recursive halving, log2 N steps (Thakur, Rabenseifner & Gropp 2005)",
                 .build = &build_halving_doubling_reduce_scatter, .steps = "log2 N (+2 if N is not a power of 2)",
                 .bytes_per_rank = "(N-1)/N*S (N a power of 2)", .closed_form = "log2(N)a + (N-1)P/B",
-                .stream = &stream_halving_doubling_reduce_scatter, .closed_form_time = &halving_doubling_closed_form_time});
+                .stream = &stream_halving_doubling_reduce_scatter,
+                .closed_form_time = &halving_doubling_closed_form_time});
   registry.add({.name = "halving-doubling", .collective = Collective::AllGather,
                 .description = "recursive doubling, log2 N steps (Thakur, Rabenseifner & Gropp 2005)",
                 .build = &build_halving_doubling_allgather, .steps = "log2 N (+2 if N is not a power of 2)",
@@ -261,7 +266,8 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 .description = "rank sends 2^k parts in step k, log2 N steps (Thakur, Rabenseifner & Gropp 2005)",
                 .build = &build_recursive_doubling_allgather, .steps = "log2 N (+2 if N is not a power of 2)",
                 .bytes_per_rank = "(N-1)/N*S (N a power of 2)", .closed_form = "log2(N)a + (N-1)P/B",
-                .stream = &stream_recursive_doubling_allgather, .closed_form_time = &recursive_doubling_closed_form_time});
+                .stream = &stream_recursive_doubling_allgather,
+                .closed_form_time = &recursive_doubling_closed_form_time});
   registry.add({.name = "ps", .collective = Collective::AllReduce,
                 .description = "parameter server: push to K servers, reduce, pull back, 2 steps (Li et al. 2014)",
                 .build = &build_ps_allreduce, .steps = "2", .bytes_per_rank = "worker S, server (N-1)*S (K = 1)",

@@ -63,7 +63,8 @@ class TreeStream final : public sched::OpStream {
         return {r, node.parent, bytes, lane.share.channel, node.child_count() > 0 ? 1U : 0U, lane.slot[r] == 0};
       default:
         // A broadcast's root sends what it holds from the start.
-        if (flow_ == TreeFlow::Broadcast && r == lane.tree.root) return {r, node.children[kind - kDown0], bytes, lane.share.channel, 0U, false};
+        if (flow_ == TreeFlow::Broadcast && r == lane.tree.root)
+          return {r, node.children[kind - kDown0], bytes, lane.share.channel, 0U, false};
         // One dependency: what last wrote the rank's chunk (its parent's send down, or at the
         // root its add, or its one child's send up). The builder's other one, the child's send up
         // that reads the chunk this overwrites, comes before that write on every path (the child's

@@ -1,7 +1,7 @@
-// Pipelined tree all-reduce on demand (sched::OpStream): the ops of tree_pipeline.hpp's
-// emit_tree_flow over one tree (tree) or two side by side (double-tree, nccl-tree), generated as
-// the engine asks for them, so a run holds O(N + ops in flight) and keeps its pipeline chunk at
-// any N (issue 18 item 3: 16,384 ranks with 512 KiB chunks).
+// Pipelined tree all-reduce, reduce and broadcast on demand (sched::OpStream): the ops of
+// tree_pipeline.hpp's emit_tree_flow over one tree (tree) or two side by side (double-tree,
+// nccl-tree, all-reduce only), generated as the engine asks for them, so a run holds O(N + ops in
+// flight) and keeps its pipeline chunk at any N (issue 18 item 3: 16,384 ranks with 512 KiB chunks).
 #pragma once
 
 #include <memory>

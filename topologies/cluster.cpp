@@ -46,7 +46,7 @@ Topology generate_cluster(const Topology& machine, const ClusterSpec& spec) {
   constexpr std::uint64_t kMaxClusterGpus = std::uint64_t{1} << 20;
   if (std::uint64_t{spec.nodes} * machine.gpus().size() > kMaxClusterGpus)
     throw TopologyError(fmt::format("--nodes: found {} hosts of {} GPUs = {} GPUs, expected at most {} GPUs in all "
-                                    "(2^20, as --gpus), e.g. --nodes {}",
+                                    "(2^20, as --gpus): --nodes {} or fewer",
                                     spec.nodes, machine.gpus().size(), std::uint64_t{spec.nodes} * machine.gpus().size(),
                                     kMaxClusterGpus, kMaxClusterGpus / std::max<std::size_t>(1, machine.gpus().size())));
   std::vector<NodeId> machine_nics;

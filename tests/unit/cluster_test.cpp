@@ -129,7 +129,7 @@ TEST_CASE("a cluster of more GPUs than --gpus generates is refused at once", "[c
   // exactly 2^20 (session 22's newcomer ran out of memory after 3 minutes with the first).
   check_bad_input({"topo", "--node", "dgx-h100", "--nodes", "1048576", "--fabric", "rail"},
                   "--nodes: found 1048576 hosts of 8 GPUs = 8388608 GPUs, expected at most 1048576 GPUs in all (2^20, "
-                  "as --gpus), e.g. --nodes 131072");
+                  "as --gpus): --nodes 131072 or fewer");
   ClusterSpec spec;
   spec.nodes = 131073;
   CHECK_THROWS_WITH(collsim::topo::generate_cluster(collsim::topo::load_topology("dgx-h100"), spec),

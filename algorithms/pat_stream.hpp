@@ -26,7 +26,8 @@ std::unique_ptr<sched::OpStream> stream_pat_allgather(const Request& request);
 /// It waits for the join of (t, s) and for the last write into the receiver's part: its receive of
 /// step t - 1 when i < min(2d, N - 2d) (none before: a part is written by receives of falling
 /// distance only while they fit). A part s sends was last written in step t - 1, inside the join.
-/// Step 1's sends of a rank are chained (sched::OpStream::root_after). Throws as above.
+/// Step 1's sends are all roots, held from the start (not chained: see pat_stream.cpp). Throws as
+/// above.
 std::unique_ptr<sched::OpStream> stream_pat_reduce_scatter(const Request& request);
 
 }  // namespace collsim::algo

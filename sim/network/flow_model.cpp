@@ -34,14 +34,20 @@ FlowModel::FlowModel(const topo::Topology& topology)
       seed_region_(resource_.size(), 0) {}
 
 std::uint32_t FlowModel::connection_of(const topo::Route& route, std::uint16_t channel) {
-  // The last connection asked for on this route, found by the route's number without hashing
-  // (most transfers repeat their route's channel); the address check keeps routes made outside a
-  // RouteCache, whose numbers may repeat, on the map below.
-  if (route.index < recent_.size()) {
-    const Recent& r = recent_[route.index];
-    if (r.route == &route && r.channel == channel) return r.connection;
-  } else {
-    recent_.resize(std::size_t{route.index} + 1);
+  // The connections asked for on this route, found by the route's number without hashing: the
+  // last one, then (once a second channel took the route: a run on 32 channels hashed every
+  // transfer below, a fifth of a 1024-GPU ring's CPU time) a table by channel. The address check
+  // keeps routes made outside a RouteCache, whose numbers may repeat, on the map below.
+  if (route.index >= recent_.size()) recent_.resize(std::size_t{route.index} + 1);
+  Recent& r = recent_[route.index];
+  if (r.route == &route) {
+    if (r.channel == channel) return r.connection;
+    if (r.table != kNone && channel < channel_tables_[r.table].size())
+      if (const std::uint32_t known = channel_tables_[r.table][channel]; known != kNone) {
+        r.channel = channel;
+        r.connection = known;
+        return known;
+      }
   }
   // Route addresses are stable for the run (RouteCache); the map is only looked up, never
   // iterated, so the addresses cannot make the output depend on the allocator.
@@ -59,8 +65,29 @@ std::uint32_t FlowModel::connection_of(const topo::Route& route, std::uint16_t c
     }
     connections_.push_back(Connection{false, g->second, kNone, kNone});
   }
-  recent_[route.index] = Recent{&route, channel, it->second};
+  remember_connection(r, route, channel, it->second);
   return it->second;
+}
+
+void FlowModel::remember_connection(Recent& r, const topo::Route& route, std::uint16_t channel,
+                                    std::uint32_t connection) {
+  if (r.route != &route) {
+    // Another route had this number (made outside a RouteCache): its table, if any, is reused.
+    if (r.table != kNone) std::fill(channel_tables_[r.table].begin(), channel_tables_[r.table].end(), kNone);
+  } else if (r.channel != channel) {
+    if (r.table == kNone) {
+      r.table = static_cast<std::uint32_t>(channel_tables_.size());
+      channel_tables_.emplace_back();
+    }
+    auto& table = channel_tables_[r.table];
+    const std::uint16_t top = std::max(r.channel, channel);
+    if (table.size() <= top) table.resize(std::size_t{top} + 1, kNone);
+    table[r.channel] = r.connection;
+    table[channel] = connection;
+  }
+  r.route = &route;
+  r.channel = channel;
+  r.connection = connection;
 }
 
 void FlowModel::start(Time now, TransferId id, const topo::Route& route, Bytes bytes, std::uint16_t channel,

@@ -352,13 +352,18 @@ class FlowModel final : public NetworkModel {
   std::vector<ResourceState> resource_;  // by resource, and by directed link
   std::unordered_map<std::uint64_t, std::uint32_t> connection_index_;  // (route, channel) -> connections_
   std::vector<Connection> connections_;
-  /// By Route::index: the connection connection_of() last gave for that route (connection_of()).
+  /// By Route::index: the connection connection_of() last gave for that route, and the index in
+  /// channel_tables_ of its connections by channel once it has had two (kNone before).
   struct Recent {
     const topo::Route* route = nullptr;
-    std::uint16_t channel = 0;
     std::uint32_t connection = 0;
+    std::uint32_t table = kNone;
+    std::uint16_t channel = 0;
   };
   std::vector<Recent> recent_;
+  std::vector<std::vector<std::uint32_t>> channel_tables_;  // by channel: a connection, or kNone
+  /// Records `connection` as route's on `channel` in r (connection_of()).
+  void remember_connection(Recent& r, const topo::Route& route, std::uint16_t channel, std::uint32_t connection);
   std::vector<Pending> pending_;                    // slab of waiting transfers
   std::uint32_t pending_free_ = kNone;
   bool always_solve_ = false;

@@ -1,6 +1,7 @@
 // The engine and the FIFO cut-through link model on hand-made schedules and topologies.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <map>
 #include <random>
 
@@ -178,6 +179,31 @@ TEST_CASE("flow model: transfers of one connection go in order, not shared", "[e
   const auto r = sim::run(s, t, std::span(gpus).first(2), *model);
   CHECK(r.ops[first].finish == us(3));
   CHECK(r.ops[second].finish == us(4));
+}
+
+TEST_CASE("flow model: each channel of a route is its own connection", "[engine][flow]") {
+  // Five 10 kB transfers gpu0 -> gpu1 launched together on channels 0 1 0 1 2 (one route; the
+  // model keeps each route's connections in a table by channel). By hand, 10 GB/s links of 1 us:
+  // A (ch 0), B (ch 1) and E (ch 2) share the link at 10/3 GB/s and end transmitting at 3 us,
+  // arriving at 5 us; C and D waited behind A and B on their connections, then share at 5 GB/s
+  // for 2 us: they arrive at 7 us. One connection for every channel would give 3, 4, 5, 6, 7 us.
+  const auto t = star();
+  sched::ScheduleBuilder b(sched::Collective::AllReduce, 2, 50000, sched::split_even(50000, 5));
+  const std::array<std::uint16_t, 5> channels{0, 1, 0, 1, 2};
+  std::vector<sched::OpId> ops;
+  for (sched::ChunkId c = 0; c < 5; ++c) ops.push_back(b.send(0, c, 1, c, sched::Combine::Copy, 1, channels[c]));
+  const auto s = std::move(b).build("t");
+  for (const bool always_solve : {false, true}) {
+    net::FlowModel model(t);
+    model.set_always_solve(always_solve);
+    const std::vector<topo::NodeId> gpus(t.gpus().begin(), t.gpus().end());
+    const auto r = sim::run(s, t, std::span(gpus).first(2), model);
+    CHECK(r.ops[ops[0]].finish == us(5));
+    CHECK(r.ops[ops[1]].finish == us(5));
+    CHECK(r.ops[ops[2]].finish == us(7));
+    CHECK(r.ops[ops[3]].finish == us(7));
+    CHECK(r.ops[ops[4]].finish == us(5));
+  }
 }
 
 TEST_CASE("flow model: the contention-free fast path gives the solver's times exactly", "[engine][flow]") {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/units/units.hpp"
 #include "validation/symbolic_replay.hpp"
 
 namespace collsim::reports {
@@ -124,9 +125,10 @@ std::string postcondition(const sched::Schedule& schedule) {
 }  // namespace
 
 std::string render_explanation(const sched::Schedule& schedule, const Explanation& ex) {
-  std::string out = fmt::format("{} {} on {} GPUs, {} elements in {} chunks, {} steps\n", schedule.algorithm,
-                                sched::collective_name(schedule.header.collective), schedule.header.nranks,
-                                schedule.header.size, schedule.chunks.size(), schedule.steps);
+  std::string out = fmt::format("{} {} on {}, {} in {}, {}\n", schedule.algorithm,
+                                sched::collective_name(schedule.header.collective),
+                                format_count(schedule.header.nranks, "GPU"), format_count(schedule.header.size, "element"),
+                                format_count(schedule.chunks.size(), "chunk"), format_count(schedule.steps, "step"));
   for (const auto& c : ex.chunks) out += "  " + c + "\n";
   out += "\ninput\n";
   for (const auto& line : ex.inputs) out += "  " + line + "\n";

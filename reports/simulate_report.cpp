@@ -38,7 +38,7 @@ nlohmann::ordered_json verification_json(const validation::ReplayReport& r) {
     mismatch = {{"rank", m->rank},         {"chunk", m->chunk},       {"buffer", sched::buffer_name(m->buffer)},
                 {"element", m->element},   {"expected", m->expected}, {"found", m->found}};
   return {{"dtype", validation::dtype_name(r.dtype)},
-          {"op", validation::reduce_op_name(r.op)},
+          {"op", r.reduces ? ordered_json(validation::reduce_op_name(r.op)) : ordered_json(nullptr)},  // moved, not combined
           {"coverage", coverage_name(r.coverage)},
           {"values_checked", r.values_checked},
           {"symbolic", r.symbolic},
@@ -66,6 +66,7 @@ std::string render_json(const SimulationView& v) {
   j["chunk_bytes"] = s.chunk;
   j["chunk_source"] = s.chunk_source;
   j["ranks"] = s.ranks;
+  j["root"] = s.root ? nlohmann::ordered_json(*s.root) : nlohmann::ordered_json(nullptr);
   j["size_bytes"] = s.size;
   j["steps"] = s.steps;
   // ps / 1e6 is correctly rounded and printed shortest-round-trip, so it reads back exactly.
@@ -127,8 +128,8 @@ std::string render_csv(const SimulationView& v) {
       "topology,network,collective,algorithm,ranks,size_bytes,steps,time_us,time_ps,algbw_GBps,busbw_GBps,"
       "bytes_sent_per_rank_max,traffic_factor,closed_form_us,lower_bound_us,injection_bandwidth_GBps,bottleneck_link,"
       "events,protocol,channels,slice_bytes,model,model_us,protocol_source,channels_source,slice_source,"
-      "chunk_bytes,chunk_source,gpus_per_thread,host_us,host_bound,collective_us,switch_link_imbalance,rank_images\n";
-  out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(s.topology), s.network,
+      "chunk_bytes,chunk_source,gpus_per_thread,host_us,host_bound,collective_us,switch_link_imbalance,rank_images,root\n";
+  out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(s.topology), s.network,
                      sched::collective_name(s.collective), csv_field(s.algorithm), s.ranks, s.size, s.steps,
                      format_time_us_exact(s.time), s.time.count(), csv_number(s.algbw_GBps), csv_number(s.busbw_GBps),
                      s.bytes_sent_per_rank_max, s.traffic_factor,
@@ -138,12 +139,12 @@ std::string render_csv(const SimulationView& v) {
                      csv_field(s.protocol_source), csv_field(s.channels_source), csv_field(s.slice_source),
                      s.chunk, csv_field(s.chunk_source), s.gpus_per_thread, format_time_us_exact(s.host_time),
                      s.host_bound, format_time_us_exact(s.collective_time), csv_number(s.switch_link_imbalance),
-                     s.rank_images);
+                     s.rank_images, s.root ? std::to_string(*s.root) : std::string());
   if (const auto* r = v.verification) {
     // Appended columns, so that readers of the plain header keep working.
     out.insert(out.find('\n'), ",verified,verify_dtype,verify_op,verify_coverage,verify_problem");
     out.insert(out.size() - 1, fmt::format(",{},{},{},{},{}", r->verified, validation::dtype_name(r->dtype),
-                                           validation::reduce_op_name(r->op), coverage_name(r->coverage),
+                                           r->reduces ? validation::reduce_op_name(r->op) : "", coverage_name(r->coverage),
                                            csv_field(r->problem)));
   }
   return out;
@@ -157,6 +158,7 @@ std::string render_table(const SimulationView& v) {
                                 sched::collective_name(s.collective), format_size(s.size), s.size, s.ranks,
                                 s.ranks == 1 ? "" : "s", s.topology, s.network);
   const auto row = [&out](std::string_view k, const std::string& val) { out += fmt::format("  {:<22}{}\n", k, val); };
+  if (s.root) row("root", fmt::format("rank {}", *s.root));
   row("time", format_time(s.time));
   if (s.host_bound || s.gpus_per_thread > 1) {
     const Time each{s.host_time.count() / s.gpus_per_thread};

@@ -314,7 +314,13 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
   auto& stream = streamed.stream;
   std::string chunk_source = stream ? (options.chunk_size ? "--chunk-size" : "default")
                                     : fit_chunk_size(algorithm, request, fidelity, options.chunk_size.has_value());
-  const Bytes chunk = algorithm.pipelined ? request.chunk_size : 0;
+  // The chunk the schedule cuts: whole elements where S is (algo::pipeline_chunk_bytes), so a
+  // --chunk-size of 1001 B on floats prints the 1000 B that run (3 B: 4 B).
+  const Bytes chunk = !algorithm.pipelined  ? 0
+                      : request.chunk_size == 0 ? request.chunk_size
+                                                : algo::pipeline_chunk_bytes(size, request.chunk_size, element_size);
+  if (chunk != request.chunk_size && algorithm.pipelined)
+    chunk_source = fmt::format("{}, rounded to whole elements of {} B", chunk_source, element_size);
   if (stream) {
     sched::Schedule header = stream->header();
     Plan plan{std::move(header), std::move(rank_to_node), std::move(request), std::move(fidelity), chunk,

@@ -36,6 +36,7 @@ Summary summarize(const sched::Schedule& schedule, const topo::Topology& topolog
   s.topology = topology.name();
   s.network = std::move(network_name);
   s.ranks = schedule.header.nranks;
+  if (sched::has_root(s.collective)) s.root = schedule.header.root;
   s.size = schedule.header.size;
   s.steps = schedule.steps;
   s.events = result.events;

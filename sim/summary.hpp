@@ -16,6 +16,8 @@ struct Summary {
   std::string topology;
   std::string network;
   sched::Rank ranks = 0;
+  /// The root of a broadcast or reduce (sched::has_root); none for the other collectives.
+  std::optional<sched::Rank> root;
   /// Helper ranks after the participants (a parameter server, the switch of NVLS).
   sched::Rank helpers = 0;
   Bytes size = 0;

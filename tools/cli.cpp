@@ -4,6 +4,7 @@
 #include <regex>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "run/error_report.hpp"
 #include "tools/commands.hpp"
@@ -92,6 +93,13 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     return app.exit(e, out, err);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e, out, err);
+  } catch (const CLI::ExtrasError& e) {
+    // CLI11 names the extras back to front (it joins a reversed list); name them as typed.
+    const std::vector<std::string> extras = app.remaining(true);
+    if (extras.empty()) return fail(err, kExitBadInput, fmt::format("{} (see collsim --help)", e.what()));
+    return fail(err, kExitBadInput,
+                fmt::format("The following argument{} not expected: {} (see collsim --help)",
+                            extras.size() == 1 ? " was" : "s were", fmt::join(extras, " ")));
   } catch (const CLI::ParseError& e) {
     std::string msg = e.what();
     std::replace(msg.begin(), msg.end(), '\n', ' ');

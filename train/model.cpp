@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/units/int128.hpp"
+#include "sim/units/units.hpp"
 
 namespace collsim::train {
 namespace {
@@ -116,7 +117,7 @@ Model model_of_count(std::uint64_t parameters, std::uint32_t layers) {
   if (layers == 0 || layers > parameters)
     throw ModelError(fmt::format("found {}, expected 1 to {} (at least one parameter per layer)", layers, parameters));
   Model m;
-  m.name = fmt::format("{} parameters", parameters);
+  m.name = format_count(parameters, "parameter");
   m.source = "--parameters/--layers";
   for (std::uint32_t i = 0; i < layers; ++i) {
     Layer l;

@@ -12,12 +12,9 @@ using nlohmann::ordered_json;
 
 Time hidden(const Timeline& t) { return t.communication - t.exposed; }
 
-/// "1 layer", "2 layers": a count with its noun, plural unless it is one.
-std::string counted(std::uint64_t n, std::string_view noun) { return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s"); }
-
 std::string setup_line(const TrainResult& r) {
   return fmt::format("{} step of {} ({} in {}, {}, {}) on {}, algorithm {}", r.mode == Mode::Ddp ? "DDP" : "FSDP", r.model,
-                     counted(r.parameters, "parameter"), counted(r.layers, "layer"), counted(r.tensors, "tensor"),
+                     format_count(r.parameters, "parameter"), format_count(r.layers, "layer"), format_count(r.tensors, "tensor"),
                      validation::dtype_name(r.dtype), r.topology, r.algorithm);
 }
 
@@ -40,7 +37,7 @@ std::string render_table(const TrainResult& r) {
     }
     out += fmt::format("  step time             {}\n", format_time(t.step));
     out += fmt::format("  compute               {}\n", format_time(t.compute_time));
-    out += fmt::format("  communication         {} in {} collectives\n", format_time(t.communication), c.collectives.size());
+    out += fmt::format("  communication         {} in {}\n", format_time(t.communication), format_count(c.collectives.size(), "collective"));
     out += fmt::format("  exposed communication {} (hidden behind compute: {})\n", format_time(t.exposed), format_time(hidden(t)));
     if (r.mode == Mode::Ddp) {
       out += fmt::format("  bytes sent per rank   {} in all-reduce\n", c.sent_allreduce);

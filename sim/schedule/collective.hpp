@@ -48,6 +48,11 @@ std::string collective_names_list();
   return c == Collective::AllReduce || c == Collective::ReduceScatter || c == Collective::Reduce;
 }
 
+/// True for the collectives with a root (broadcast, reduce: ScheduleHeader::root).
+[[nodiscard]] constexpr bool has_root(Collective c) noexcept {
+  return c == Collective::Broadcast || c == Collective::Reduce;
+}
+
 /// An exact ratio num/den.
 struct Ratio {
   std::uint64_t num = 0;

@@ -288,6 +288,10 @@ Time latency_from_seconds(double seconds) {
   return Time{static_cast<std::int64_t>(ps)};
 }
 
+std::string format_count(std::uint64_t n, std::string_view noun) {
+  return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
+}
+
 std::string format_size(Bytes bytes) {
   static constexpr std::array<std::pair<std::string_view, int>, 4> kUnits{
       {{"TiB", 40}, {"GiB", 30}, {"MiB", 20}, {"KiB", 10}}};

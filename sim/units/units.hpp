@@ -91,6 +91,9 @@ std::string format_time(Time t);
 /// The exact decimal of t in microseconds ("2129.80416"), for JSON and CSV.
 std::string format_time_us_exact(Time t);
 
+/// "1 chunk", "2 chunks": a count with its noun (singular, taking a plain s), plural unless it is one.
+std::string format_count(std::uint64_t n, std::string_view noun);
+
 /// Bandwidth in GB/s (1e9 bytes/s) as a double, for reports.
 double to_GBps(Bandwidth bw);
 

@@ -96,6 +96,16 @@ TEST_CASE("explain prints the seed's example", "[cli][seed]") {
                         Catch::Contains("4 steps"));
 }
 
+TEST_CASE("explain counts one GPU, element, chunk in the singular", "[cli]") {
+  // One GPU holding one element: one chunk, nothing to send (0 steps).
+  const auto one = run_collsim({"explain", "--ranks", "1", "--elements", "1"});
+  REQUIRE(one.code == 0);
+  CHECK_THAT(one.out, Catch::StartsWith("ring allreduce on 1 GPU, 1 element in 1 chunk, 0 steps\n"));
+  // The seed's example: 3 GPUs, 6 elements in 3 chunks, 2(N-1) = 4 steps.
+  const auto seed = run_collsim({"explain", "--ranks", "3", "--elements", "6"});
+  CHECK_THAT(seed.out, Catch::StartsWith("ring allreduce on 3 GPUs, 6 elements in 3 chunks, 4 steps\n"));
+}
+
 TEST_CASE("topo summarises a topology and lists the bundled ones", "[cli]") {
   const auto list = run_collsim({"topo"});
   REQUIRE(list.code == 0);
@@ -107,6 +117,9 @@ TEST_CASE("topo summarises a topology and lists the bundled ones", "[cli]") {
 }
 
 TEST_CASE("bad flags give one error line and exit 2", "[cli][errors]") {
+  // Arguments no option takes are named in the order typed (CLI11 alone lists them reversed).
+  check_bad_input({"explain", "ring", "3", "6"}, "The following arguments were not expected: ring 3 6 (see");
+  check_bad_input({"explain", "--ranks", "3", "extra"}, "The following argument was not expected: extra (see");
   check_bad_input({"simulate", "--size", "-5"}, "--size");
   check_bad_input({"simulate", "--size", "lots"}, "\"lots\"");
   check_bad_input({"simulate", "--size", "1.5"}, "whole number of bytes");
@@ -290,6 +303,42 @@ TEST_CASE("a single run refuses a flag its algorithm would not use", "[cli]") {
   // The flags still work where they apply.
   CHECK(run_collsim({"simulate", "--size", "1M", "--collective", "broadcast", "--root", "3"}).code == 0);
   CHECK(run_collsim({"simulate", "--size", "1M", "--algorithm", "tree", "--chunk-size", "64K"}).code == 0);
+}
+
+TEST_CASE("the root of a broadcast or reduce is in every output", "[cli]") {
+  // --root 3 is what ran: JSON "root", the last CSV column, a table row; null, empty and no row
+  // for a collective without a root.
+  for (const char* collective : {"broadcast", "reduce"}) {
+    INFO(collective);
+    const auto j = simulate_json({"--size", "1M", "--collective", collective, "--root", "3"});
+    CHECK(j["root"] == 3);
+    const auto csv = run_collsim({"simulate", "--size", "1M", "--collective", collective, "--root", "3", "--format", "csv"});
+    REQUIRE(csv.code == 0);
+    CHECK_THAT(csv.out, Catch::EndsWith(",3\n") && Catch::Contains(",rank_images,root\n"));
+    const auto table = run_collsim({"simulate", "--size", "1M", "--collective", collective, "--root", "3"});
+    REQUIRE(table.code == 0);
+    CHECK_THAT(table.out, Catch::Contains("\n  root                  rank 3\n"));
+  }
+  CHECK(simulate_json({"--size", "1M"})["root"].is_null());
+  const auto csv = run_collsim({"simulate", "--size", "1M", "--format", "csv"});
+  CHECK_THAT(csv.out, Catch::EndsWith(",1,\n"));  // rank_images 1, no root
+  CHECK_THAT(run_collsim({"simulate", "--size", "1M"}).out, !Catch::Contains("  root "));
+}
+
+TEST_CASE("a pipeline chunk that is not whole elements prints the chunk that runs", "[cli]") {
+  // Tree cuts 1 MiB of floats into chunks of whole 4-byte elements (algo::pipeline_chunk_bytes):
+  // 1001 B runs as 1000 B (1049 chunks), 3 B as 4 B; the output names the rounding.
+  const auto j = simulate_json({"--size", "1M", "--algorithm", "tree", "--chunk-size", "1001"});
+  CHECK(j["chunk_bytes"] == 1000);
+  CHECK(j["chunk_source"] == "--chunk-size, rounded to whole elements of 4 B");
+  const auto up = simulate_json({"--size", "1M", "--algorithm", "tree", "--chunk-size", "3"});
+  CHECK(up["chunk_bytes"] == 4);
+  // A whole number of elements, or bytes (--dtype uint8), runs as typed and says so plainly.
+  const auto whole = simulate_json({"--size", "1M", "--algorithm", "tree", "--chunk-size", "1000"});
+  CHECK(whole["chunk_bytes"] == 1000);
+  CHECK(whole["chunk_source"] == "--chunk-size");
+  const auto bytes = simulate_json({"--size", "1M", "--algorithm", "tree", "--chunk-size", "1001", "--dtype", "uint8"});
+  CHECK(bytes["chunk_bytes"] == 1001);
 }
 
 TEST_CASE("a negative count is told its lower bound, not the type's upper one", "[cli]") {

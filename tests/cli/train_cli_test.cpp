@@ -60,6 +60,11 @@ TEST_CASE("train: the setup line counts one layer and one tensor in the singular
   const CliRun one = run_collsim({"train", "--gpus", "4", "--fabric", "switch", "--parameters", "1000", "--algorithm", "ring"});
   REQUIRE(one.code == 0);
   CHECK(one.out.find("(1000 parameters in 1 layer, 1 tensor, float32)") != std::string::npos);
+  // One parameter: the model's name, the count and the one bucket's collective, all singular.
+  const CliRun single = run_collsim({"train", "--gpus", "2", "--fabric", "switch", "--parameters", "1", "--algorithm", "ring"});
+  REQUIRE(single.code == 0);
+  CHECK(single.out.find("DDP step of 1 parameter (1 parameter in 1 layer, 1 tensor, float32)") != std::string::npos);
+  CHECK(single.out.find(" in 1 collective\n") != std::string::npos);
   const CliRun four = run_collsim(kSmall);
   REQUIRE(four.code == 0);
   CHECK(four.out.find("(4096000 parameters in 4 layers, 4 tensors, float32)") != std::string::npos);

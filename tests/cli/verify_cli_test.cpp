@@ -93,6 +93,25 @@ TEST_CASE("simulate --verify in JSON and CSV: the documents stay valid", "[cli][
   CHECK(csv_fields(header).size() == csv_fields(row).size());
 }
 
+TEST_CASE("simulate --verify of a collective that only moves data names no reduction op", "[cli][cpu-replay]") {
+  // Broadcast and all-gather combine nothing: the text verdict has no op (cpu_replay.cpp), and
+  // neither may JSON (null) or CSV (an empty verify_op), whatever --op says.
+  for (const std::string collective : {"broadcast", "allgather"}) {
+    INFO(collective);
+    const auto j = run_collsim(simulate({"1M", "--collective", collective, "--verify", "--format", "json"}));
+    REQUIRE(j.code == 0);
+    const auto v = nlohmann::json::parse(j.out)["verification"];
+    CHECK(v["op"].is_null());
+    CHECK(v["dtype"] == "float32");
+    const auto c = run_collsim(simulate({"1M", "--collective", collective, "--verify", "--format", "csv"}));
+    REQUIRE(c.code == 0);
+    CHECK_THAT(c.out, Catch::EndsWith(",true,float32,,full,\n"));
+    const auto t = run_collsim(simulate({"1M", "--collective", collective, "--verify"}));
+    REQUIRE(t.code == 0);
+    CHECK(last_line(t.out).find("sum") == std::string::npos);
+  }
+}
+
 TEST_CASE("simulate --verify above 16 MiB samples chunk ends and adds the symbolic replay", "[cli][cpu-replay]") {
   const auto r = run_collsim(simulate({"64M", "--verify", "--dtype", "bfloat16"}));
   REQUIRE(r.code == 0);

@@ -25,9 +25,7 @@ namespace collsim::run {
 namespace {
 
 // A root is the collective's (broadcast, reduce), whatever the algorithm.
-bool uses_root(const algo::AlgorithmInfo& a) {
-  return a.collective == sched::Collective::Broadcast || a.collective == sched::Collective::Reduce;
-}
+bool uses_root(const algo::AlgorithmInfo& a) { return sched::has_root(a.collective); }
 
 // The slowest of a set of routes, as a closed form's one α and one B: the largest latency (with the
 // protocol's step latency for the route's class) and the smallest bottleneck bandwidth.

@@ -55,6 +55,31 @@ std::string optional_text(const std::optional<T>& v) {
   return v ? std::to_string(*v) : std::string();
 }
 
+// A flag that no row of the sweep uses would change nothing while looking as if it had: refused,
+// as a single run refuses a flag its algorithm does not use (check_used_by). NCCL's choice (a null
+// algorithm) may pick a pipelined algorithm, never a parameter server.
+void check_options_used(const AlgorithmOptions& o, const std::vector<SweepJob>& jobs) {
+  const auto any = [&](auto&& uses) { return jobs.empty() || std::any_of(jobs.begin(), jobs.end(), uses); };
+  if (o.root && !any([](const SweepJob& j) { return sched::has_root(j.collective); }))
+    throw RequestError(Field::Root, std::to_string(*o.root),
+                       fmt::format("{}: none of the swept collectives has a root; expected {} only with {} that "
+                                   "include broadcast or reduce",
+                                   ref(Field::Root), ref(Field::Root), ref(Field::Collectives)));
+  if (o.chunk_size && !any([](const SweepJob& j) { return j.algorithm == nullptr || j.algorithm->pipelined; }))
+    throw RequestError(Field::ChunkSize, std::to_string(*o.chunk_size),
+                       fmt::format("{}: none of the swept algorithms is pipelined in chunks; expected {} only with "
+                                   "{} that include tree, double-tree, nccl-tree, nvls, nvls-tree, collnet, or ring "
+                                   "broadcast and reduce",
+                                   ref(Field::ChunkSize), ref(Field::ChunkSize), ref(Field::Algorithms)));
+  // (A sweep takes no --ps-node: its rows run on topologies of different nodes.)
+  const auto servers = [](const SweepJob& j) { return j.algorithm != nullptr && j.algorithm->takes.ps_shards; };
+  if (o.ps_shards && !any(servers))
+    throw RequestError(Field::PsShards, std::to_string(*o.ps_shards),
+                       fmt::format("{}: none of the swept algorithms has servers; expected it only with {} that "
+                                   "include ps",
+                                   ref(Field::PsShards), ref(Field::Algorithms)));
+}
+
 }  // namespace
 
 SweepPlan plan_sweep(SweepRequest request, const algo::AlgorithmRegistry& registry) {
@@ -137,6 +162,7 @@ SweepPlan plan_sweep(SweepRequest request, const algo::AlgorithmRegistry& regist
                        fmt::format("{}: found {}, but no topology has that many GPUs; expected at most {}",
                                    ref(Field::Ranks), fmt::join(counts, ","), most));
   }
+  check_options_used(o.options, plan.jobs);
   // Options are checked once up front, so a bad value fails at once rather than skipping every row.
   if (o.options.chunk_size && *o.options.chunk_size == 0)
     throw RequestError(Field::ChunkSize, "0", fmt::format("{}: found 0, expected at least 1 byte", ref(Field::ChunkSize)));

@@ -168,6 +168,20 @@ TEST_CASE("sweep where an algorithm cannot run any row exits 2 with the reason, 
   CHECK(run_collsim({"sweep", "dgx-h100", "--sizes", "1M", "--chunk-size", "1", "--algorithms", "nvls", "--shard", "0/2"}).code == 0);
 }
 
+TEST_CASE("sweep refuses a flag that none of its rows uses", "[cli][sweep][errors]") {
+  // As a single run does (check_used_by): --root with no broadcast or reduce, --chunk-size with no
+  // pipelined algorithm, --ps-shards with no ps would change no row.
+  check_bad_input({"sweep", "dgx-h100", "--sizes", "1M", "--collectives", "allreduce", "--root", "3"},
+                  "--root: none of the swept collectives has a root");
+  check_bad_input({"sweep", "dgx-h100", "--sizes", "1M", "--algorithms", "ring", "--chunk-size", "64K"},
+                  "--chunk-size: none of the swept algorithms is pipelined");
+  check_bad_input({"sweep", "dgx-h100", "--sizes", "1M", "--algorithms", "ring,direct", "--ps-shards", "2"},
+                  "--ps-shards: none of the swept algorithms has servers");
+  // One row that uses it is enough (NCCL's choice is checked row by row, against its pick).
+  CHECK(run_collsim({"sweep", "dgx-h100", "--sizes", "1M", "--collectives", "allreduce,broadcast", "--root", "3"}).code == 0);
+  CHECK(run_collsim({"sweep", "dgx-h100", "--sizes", "1M", "--algorithms", "ring,tree", "--chunk-size", "64K"}).code == 0);
+}
+
 TEST_CASE("sweep --resume refuses another sweep's partial file and starts afresh without one", "[cli][sweep][resume]") {
   const auto dir = scratch_dir("resume");
   const auto whole = dir / "whole.csv";

@@ -181,9 +181,10 @@ std::optional<Time> nccl_tree(const Form& f) {
 }
 
 std::optional<Time> halving_doubling(const Form& f) {
-  if (!power_of_two(f.r.nranks) || !equal_parts(f.r) || f.f.shared_port) return std::nullopt;
+  if (!power_of_two(f.r.nranks) || !equal_parts(f.r)) return std::nullopt;
   // Rabenseifner: log2 N halving steps then log2 N doubling steps, each step's parts back to back
-  // to one partner: 2·log2 N·α + 2(N-1)/N·S/B (Thakur, Rabenseifner & Gropp 2005).
+  // to one partner: 2·log2 N·α + 2(N-1)/N·S/B (Thakur, Rabenseifner & Gropp 2005). A rank sends
+  // to one peer a step and receives from that peer only, so one port (a switch) is no different.
   const Collective c = f.r.collective;
   if (c == Collective::AllReduce) return 2 * f.halving();
   if (c == Collective::ReduceScatter || c == Collective::AllGather) return f.halving();
@@ -200,8 +201,9 @@ std::optional<Time> pat(const Form& f) {
 }
 
 std::optional<Time> recursive_doubling(const Form& f) {
-  if (!power_of_two(f.r.nranks) || f.f.shared_port) return std::nullopt;
-  // log2 N exchanges of the whole buffer (all-reduce) or of 2^(k-1) parts (all-gather).
+  if (!power_of_two(f.r.nranks)) return std::nullopt;
+  // log2 N exchanges of the whole buffer (all-reduce) or of 2^(k-1) parts (all-gather), each with
+  // one partner, so one port is no different.
   const Collective c = f.r.collective;
   if (c == Collective::AllReduce) return ceil_log2(f.r.nranks) * f.hop(f.r.size);
   if (c == Collective::AllGather && equal_parts(f.r)) return f.halving();

@@ -15,6 +15,7 @@
 #include "algorithms/nccl_trees.hpp"
 #include "sim/engine.hpp"
 #include "sim/network/fifo_link_model.hpp"
+#include "sim/network/flow_model.hpp"
 #include "topologies/generate.hpp"
 #include "topologies/routes.hpp"
 
@@ -232,6 +233,43 @@ TEST_CASE("one port (switch): the ring and ps forms hold exactly, direct's is a 
     CHECK(algo::closed_form_time("direct", req, algo::AlphaBeta{2 * alpha, bw, true}) ==
           2 * alpha + (n - 1) * transfer_time((Bytes{1} << 20) / n / 4 * 4, bw));
   }
+}
+
+TEST_CASE("one port (switch): halving-doubling, recursive doubling and PAT forms hold exactly", "[oracle][closed-form]") {
+  // Each step a rank exchanges with one peer only (its parts back to back on one connection), so a
+  // switch's one port per GPU carries one transfer each way at a time: the fully connected forms
+  // (log2 N·α + (N-1)·P/B per half; recursive doubling's log2 N·(α + S/B)) are the simulated time,
+  // in both network models. N = 2, 4, 8 (PAT: any N with equal parts).
+  const Bandwidth bw = parse_bandwidth("50GB/s");
+  const Time alpha = parse_latency("1us");
+  const auto registry = algo::builtin_registry();
+  int checked = 0;
+  for (std::uint32_t n : {2u, 3u, 4u, 6u, 8u}) {
+    const auto t = topo::generate_fabric(topo::Fabric::Switch, n, bw, alpha);
+    const algo::AlphaBeta fabric{2 * alpha, bw, true};
+    for (const Bytes size : {Bytes{n} << 20, Bytes{n} * 4000})
+      for (const auto& info : registry.all()) {
+        if (info.name != "halving-doubling" && info.name != "recursive-doubling" && info.name != "pat") continue;
+        algo::Request req{info.collective, n, size};
+        if (exempt(info, req)) continue;
+        INFO(info.name << " " << sched::collective_name(info.collective) << ", N = " << n << ", S = " << size);
+        const auto form = algo::closed_form_time(info.name, req, fabric);
+        REQUIRE(form);
+        CHECK(simulate(info, req, t) == *form);
+        const auto schedule = info.build(req);
+        net::FlowModel flow(t);
+        const std::vector<topo::NodeId> gpus(t.gpus().begin(), t.gpus().begin() + n);
+        CHECK(sim::run(schedule, t, gpus, flow).makespan == *form);
+        ++checked;
+      }
+  }
+  CHECK(checked >= 40);
+  // Written out for N = 4, S = 4 MiB: halving-doubling all-reduce 2·(2α + 3·τ(1 MiB)), recursive
+  // doubling all-reduce 2·(α + τ(4 MiB)); α = 2 us (two links), τ(1 MiB) = 20.97152 us.
+  const algo::Request ar{Collective::AllReduce, 4, Bytes{4} << 20};
+  const algo::AlphaBeta fabric{2 * alpha, bw, true};
+  CHECK(algo::closed_form_time("halving-doubling", ar, fabric) == Time{2 * (2 * 2'000'000 + 3 * 20'971'520)});
+  CHECK(algo::closed_form_time("recursive-doubling", ar, fabric) == Time{2 * (2'000'000 + 4 * 20'971'520)});
 }
 
 TEST_CASE("hierarchical on --nodes K: simulated time within its step-synchronous form", "[oracle][closed-form]") {

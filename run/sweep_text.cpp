@@ -107,7 +107,7 @@ SweepSetup sweep_setup(SweepText o) {
   request.network = o.network;
   request.collectives.clear();
   for (const auto& c : split_list(Field::Collectives, o.collectives))
-    request.collectives.push_back(parse_collective(Field::Collective, c));
+    request.collectives.push_back(parse_collective(Field::Collectives, c));
   request.algorithms = split_list(Field::Algorithms, o.algorithms);
   request.sizes = sweep_sizes(o);
   request.topologies = load_topologies(o);

@@ -90,6 +90,12 @@ SimulationRequest simulation_request(const SimulateText& t) {
   if (!t.ranks.empty()) r.ranks = parse_count(Field::Ranks, t.ranks, 1, kAnyCount);
   r.network = t.network;
   r.verify = replay_options(t.verify, t.dtype, t.op);
+  // An op that nothing applies would be ignored while looking as if it had been checked.
+  if (r.verify && !t.op.empty() && t.schedule.empty() && !sched::reduces(r.collective))
+    throw RequestError(Field::Op, t.op,
+                       fmt::format("{}: {} combines nothing, it only moves data; expected {} only with allreduce, "
+                                   "reducescatter or reduce",
+                                   ref(Field::Op), sched::collective_name(r.collective), ref(Field::Op)));
   // The ops are materialised only for what reads them; otherwise they are generated as they run.
   r.ops = r.verify ? Ops::Materialised : Ops::OnDemand;
   return r;

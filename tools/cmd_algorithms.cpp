@@ -1,4 +1,5 @@
 // collsim algorithms: every algorithm, the collectives it builds, its steps and traffic as formulas.
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "run/algorithm_list.hpp"
@@ -30,9 +31,12 @@ int run_algorithms(const AlgorithmsOptions& o, std::ostream& out) {
   const auto cell = [](std::string_view text, std::size_t width) {
     return fmt::format("{:<{}}", text, text.size() + 2 > width ? text.size() + 2 : width);
   };
-  const auto row = [&out, &cell](std::string_view a, std::string_view c, std::string_view s, std::string_view b,
-                                 std::string_view n) {
-    std::string line = cell(a, 19) + cell(c, 15) + cell(s, 40) + cell(b, 35) + std::string(n);
+  // The name column fits the longest name, so every row's columns line up ("recursive-doubling").
+  std::size_t name_width = std::string_view("algorithm").size();
+  for (const auto& a : registry.all()) name_width = std::max(name_width, a.name.size());
+  const auto row = [&out, &cell, name_width](std::string_view a, std::string_view c, std::string_view s,
+                                             std::string_view b, std::string_view n) {
+    std::string line = cell(a, name_width + 2) + cell(c, 15) + cell(s, 40) + cell(b, 35) + std::string(n);
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out << line << "\n";
   };

@@ -68,8 +68,10 @@ constexpr std::array<std::pair<Field, std::string_view>, 31> kHelp{{
                       "the topology's, else 1"},
     {Field::Slice, "Move every chunk as a pipeline of slices of this size (K/M/G = powers of 1024, KB/MB/GB of 1000; 0: "
                    "whole chunks); default: the topology's, else NCCL's slice of the protocol, else none"},
-    {Field::MaxOps, "Most ops a run may have once pipeline chunks and slices are cut (default 262144): a default chunk "
-                    "or slice is doubled until the run fits, one given by --chunk-size or --slice is refused"},
+    {Field::MaxOps, "Most ops a materialised run may have once pipeline chunks and slices are cut (default 262144): a "
+                    "default chunk or slice is doubled until the run fits, one given by --chunk-size or --slice is "
+                    "refused. Runs generated on demand (most, unless --verify, --trace or --save-schedule) have no "
+                    "budget"},
     {Field::Model, "Also print a formula's time: analytical (the alpha-beta closed form) or nccl (NCCL's tuning model)"},
     {Field::GpusPerThread, "GPUs one host thread drives, as nccl-tests -g G (1..1024; default 1, one process per GPU; "
                            "compare: the log's nGpus): the host launches G collectives per iteration, so no size "

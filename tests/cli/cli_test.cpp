@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -273,6 +274,16 @@ TEST_CASE("collsim algorithms lists every registered algorithm with its formulas
   CHECK_THAT(table.out, Catch::Contains("2(N-1)/N*S") && Catch::Contains("double-tree"));
   // Ring all-reduce's form, Patarasuk & Yuan 2009, in the closed-form list.
   CHECK_THAT(table.out, Catch::Contains("  ring allreduce: 2(N-1)(a + P/B)\n"));
+  // Every row's collective starts in one column, the longest name's ("recursive-doubling") too.
+  std::istringstream rows(table.out);
+  std::set<std::size_t> collective_columns;
+  for (std::string line; std::getline(rows, line);)
+    for (const auto& entry : registry.all())
+      if (line.starts_with(std::string(entry.name) + " ")) {
+        const std::string kind(collsim::sched::collective_name(entry.collective));
+        if (const auto at = line.find(" " + kind + " "); at != std::string::npos) collective_columns.insert(at + 1);
+      }
+  CHECK(collective_columns.size() == 1);
   check_bad_input({"simulate", "--size", "1M", "--collective", "alltoall", "--algorithm", "tree"}, "tree supports");
 }
 

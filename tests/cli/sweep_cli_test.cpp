@@ -177,6 +177,9 @@ TEST_CASE("sweep refuses a flag that none of its rows uses", "[cli][sweep][error
                   "--chunk-size: none of the swept algorithms is pipelined");
   check_bad_input({"sweep", "dgx-h100", "--sizes", "1M", "--algorithms", "ring,direct", "--ps-shards", "2"},
                   "--ps-shards: none of the swept algorithms has servers");
+  // A collective name it does not know is named against the flag typed.
+  check_bad_input({"sweep", "dgx-h100", "--sizes", "1M", "--collectives", "allreduce,broadcst"},
+                  "--collectives: found \"broadcst\"");
   // One row that uses it is enough (NCCL's choice is checked row by row, against its pick).
   CHECK(run_collsim({"sweep", "dgx-h100", "--sizes", "1M", "--collectives", "allreduce,broadcast", "--root", "3"}).code == 0);
   CHECK(run_collsim({"sweep", "dgx-h100", "--sizes", "1M", "--algorithms", "ring,tree", "--chunk-size", "64K"}).code == 0);

@@ -109,6 +109,11 @@ TEST_CASE("simulate --verify of a collective that only moves data names no reduc
     const auto t = run_collsim(simulate({"1M", "--collective", collective, "--verify"}));
     REQUIRE(t.code == 0);
     CHECK(last_line(t.out).find("sum") == std::string::npos);
+    // An --op there would be ignored while looking checked: refused (one line, exit 2).
+    const auto op = run_collsim(simulate({"1M", "--collective", collective, "--verify", "--op", "max"}));
+    CHECK(op.code == 2);
+    CHECK(op.out.empty());
+    CHECK_THAT(op.err, Catch::Contains("--op: " + collective + " combines nothing"));
   }
 }
 

@@ -15,8 +15,10 @@
 //   protocol, channels        what ran (NCCL's pick per size where the protocol is auto; "none": the ideal model)
 //   host_us, host_bound       the host's time per iteration (--gpus-per-thread launches) and whether it set time_us
 //   switch_link_imbalance     max/mean load of the switch-to-switch links (empty without them)
+//   root, chunk_bytes         the root of a broadcast or reduce (empty for the others) and the pipeline
+//                             chunk that ran (0 for an algorithm without one), as simulate prints them
 //   error                     empty; for a row that could not be simulated (its time passes the
-//                             simulated clock's end) why, with every column from steps to switch_link_imbalance empty
+//                             simulated clock's end) why, with every column from steps to chunk_bytes empty
 #pragma once
 
 #include <cstdint>

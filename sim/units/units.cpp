@@ -261,8 +261,12 @@ Time parse_latency(std::string_view text) {
   auto [d, unit] = split(text, "latency", example);
   const auto mult = lookup(unit, kUnits);
   if (!mult)
-    throw UnitError(fmt::format("{} \"{}\" in \"{}\": expected one of ps, ns, us, ms, s (e.g. {})",
-                                unit.empty() ? "missing time unit" : "unknown time unit", unit, text, example));
+    throw UnitError(unit.empty() ? fmt::format("no time unit in \"{}\": expected one of ps, ns, us, ms, s (e.g. {}, or "
+                                               "0s)",
+                                               text, example)
+                                 : fmt::format("unknown time unit \"{}\" in \"{}\": expected one of ps, ns, us, ms, s "
+                                               "(e.g. {})",
+                                               unit, text, example));
   const auto v = scale(d, *mult);
   // Round half up to the nearest picosecond; every value a Time holds, its maximum included, parses.
   const u128 rounded = v ? v->first + (2 * v->second >= d.den ? 1 : 0) : 0;

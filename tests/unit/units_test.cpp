@@ -170,6 +170,8 @@ TEST_CASE("parse_latency: errors name the text found", "[units][latency]") {
     CHECK_THROWS_AS(parse_latency(text), UnitError);
     CHECK_THROWS_WITH(parse_latency(text), Catch::Contains(std::string(found)));
   }
+  // A bare number names what is missing, and how zero is written (no empty quotes).
+  CHECK_THROWS_WITH(parse_latency("0"), Catch::StartsWith("no time unit in \"0\"") && Catch::Contains("or 0s"));
 }
 
 TEST_CASE("transfer_time rounds up once, exactly", "[units][transfer]") {

@@ -106,8 +106,23 @@ SweepSetup sweep_setup(SweepText o) {
   request.format = o.format;
   request.network = o.network;
   request.collectives.clear();
-  for (const auto& c : split_list(Field::Collectives, o.collectives))
+  // "all": every collective, in their order (as --algorithms all is every algorithm).
+  for (const auto& c : split_list(Field::Collectives, o.collectives)) {
+    if (c == "all") {
+      const auto every = sched::all_collectives();
+      request.collectives.insert(request.collectives.end(), every.begin(), every.end());
+      continue;
+    }
     request.collectives.push_back(parse_collective(Field::Collectives, c));
+  }
+  // A collective named twice would sweep its rows twice.
+  for (std::size_t i = 0; i < request.collectives.size(); ++i)
+    if (std::find(request.collectives.begin(), request.collectives.begin() + static_cast<std::ptrdiff_t>(i),
+                  request.collectives[i]) != request.collectives.begin() + static_cast<std::ptrdiff_t>(i))
+      throw RequestError(Field::Collectives, o.collectives,
+                         fmt::format("{}: {} is named twice in \"{}\"; expected each collective once (all: every one)",
+                                     ref(Field::Collectives), sched::collective_name(request.collectives[i]),
+                                     o.collectives));
   request.algorithms = split_list(Field::Algorithms, o.algorithms);
   request.sizes = sweep_sizes(o);
   request.topologies = load_topologies(o);

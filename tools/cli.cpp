@@ -36,6 +36,12 @@ std::string subcommand_list(const CLI::App& app) {
   return text;
 }
 
+// "see collsim sweep --help" where a subcommand was typed (its own flags), else the top level's.
+std::string help_hint(const CLI::App& app) {
+  const auto typed = app.get_subcommands();
+  return typed.empty() ? std::string("see collsim --help") : fmt::format("see collsim {} --help", typed.front()->get_name());
+}
+
 }  // namespace
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -96,10 +102,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   } catch (const CLI::ExtrasError& e) {
     // CLI11 names the extras back to front (it joins a reversed list); name them as typed.
     const std::vector<std::string> extras = app.remaining(true);
-    if (extras.empty()) return fail(err, kExitBadInput, fmt::format("{} (see collsim --help)", e.what()));
+    if (extras.empty()) return fail(err, kExitBadInput, fmt::format("{} ({})", e.what(), help_hint(app)));
     return fail(err, kExitBadInput,
-                fmt::format("The following argument{} not expected: {} (see collsim --help)",
-                            extras.size() == 1 ? " was" : "s were", fmt::join(extras, " ")));
+                fmt::format("The following argument{} not expected: {} ({})", extras.size() == 1 ? " was" : "s were",
+                            fmt::join(extras, " "), help_hint(app)));
   } catch (const CLI::ParseError& e) {
     std::string msg = e.what();
     std::replace(msg.begin(), msg.end(), '\n', ' ');
@@ -108,7 +114,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     static const std::regex kRepeated(R"(^(\S+): At Most 1 required but received (\d+)$)");
     if (std::smatch m; std::regex_match(msg, m, kRepeated))
       msg = fmt::format("{}: given {} times, expected once", m[1].str(), m[2].str());
-    return fail(err, kExitBadInput, msg + " (see collsim --help)");
+    return fail(err, kExitBadInput, fmt::format("{} ({})", msg, help_hint(app)));
   }
 
   try {

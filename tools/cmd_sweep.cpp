@@ -26,7 +26,7 @@ CLI::App* add_sweep(CLI::App& app, SweepOptions& o) {
   add_size_range(*cmd, o.min_bytes, o.max_bytes, o.step_factor);
   add_value(*cmd, "-i,--stepbytes", o.step_bytes, "Or add this many bytes per step");
   add_value(*cmd, "--sizes", o.sizes, "Sizes as a list, e.g. 1M,64M,1G (after those of -b/-e)");
-  add_value(*cmd, "--collectives", o.collectives, "Collectives, comma-separated (default allreduce)");
+  add_value(*cmd, "--collectives", o.collectives, "Collectives, comma-separated, or all (default allreduce)");
   add_value(*cmd, "--algorithms", o.algorithms,
             "Algorithms, comma-separated, or all (every algorithm of each collective); default ring");
   o.algorithm.add_options_to(*cmd);

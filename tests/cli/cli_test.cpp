@@ -119,7 +119,8 @@ TEST_CASE("topo summarises a topology and lists the bundled ones", "[cli]") {
 
 TEST_CASE("bad flags give one error line and exit 2", "[cli][errors]") {
   // Arguments no option takes are named in the order typed (CLI11 alone lists them reversed).
-  check_bad_input({"explain", "ring", "3", "6"}, "The following arguments were not expected: ring 3 6 (see");
+  check_bad_input({"explain", "ring", "3", "6"},
+                  "The following arguments were not expected: ring 3 6 (see collsim explain --help)");
   check_bad_input({"explain", "--ranks", "3", "extra"}, "The following argument was not expected: extra (see");
   check_bad_input({"simulate", "--size", "-5"}, "--size");
   check_bad_input({"simulate", "--size", "lots"}, "\"lots\"");

@@ -180,6 +180,14 @@ TEST_CASE("sweep refuses a flag that none of its rows uses", "[cli][sweep][error
   // A collective name it does not know is named against the flag typed.
   check_bad_input({"sweep", "dgx-h100", "--sizes", "1M", "--collectives", "allreduce,broadcst"},
                   "--collectives: found \"broadcst\"");
+  // "all" is every collective, in their order; a collective named twice is refused.
+  const auto every = run_collsim({"sweep", "dgx-h100", "--sizes", "1M", "--collectives", "all", "--algorithms", "ring"});
+  REQUIRE(every.code == 0);
+  CHECK(std::count(every.out.begin(), every.out.end(), '\n') == 1 + 7);  // header + the 7 collectives ring has
+  CHECK_THAT(every.out, Catch::Contains(",allreduce,ring,") && Catch::Contains(",sendrecv,ring,") &&
+                            Catch::Contains(",alltoall,ring,"));
+  check_bad_input({"sweep", "dgx-h100", "--sizes", "1M", "--collectives", "allreduce,all"},
+                  "--collectives: allreduce is named twice");
   // One row that uses it is enough (NCCL's choice is checked row by row, against its pick).
   CHECK(run_collsim({"sweep", "dgx-h100", "--sizes", "1M", "--collectives", "allreduce,broadcast", "--root", "3"}).code == 0);
   CHECK(run_collsim({"sweep", "dgx-h100", "--sizes", "1M", "--algorithms", "ring,tree", "--chunk-size", "64K"}).code == 0);

@@ -24,9 +24,6 @@
 namespace collsim::run {
 namespace {
 
-// A root is the collective's (broadcast, reduce), whatever the algorithm.
-bool uses_root(const algo::AlgorithmInfo& a) { return sched::has_root(a.collective); }
-
 // The slowest of a set of routes, as a closed form's one α and one B: the largest latency (with the
 // protocol's step latency for the route's class) and the smallest bottleneck bandwidth.
 struct SlowestRoute {
@@ -266,15 +263,15 @@ algo::Request make_request(const algo::AlgorithmInfo& algorithm, const Algorithm
 
 void check_used_by(const AlgorithmOptions& o, const algo::AlgorithmInfo& info) {
   const auto kind = sched::collective_name(info.collective);
-  if (o.root && !uses_root(info))
+  if (o.root && !sched::has_root(info.collective))  // the collective's root, whatever the algorithm
     throw RequestError(Field::Root, std::to_string(*o.root),
                        fmt::format("{}: {} has no root; expected {} only with {} broadcast or reduce", ref(Field::Root),
                                    kind, ref(Field::Root), ref(Field::Collective)));
   if (o.chunk_size && !info.pipelined)
     throw RequestError(Field::ChunkSize, std::to_string(*o.chunk_size),
-                       fmt::format("{}: {} {} is not pipelined in chunks; expected {} only with tree, double-tree, "
-                                   "nccl-tree, nvls, nvls-tree, collnet, or ring broadcast and reduce (`collsim algorithms` lists them)",
-                                   ref(Field::ChunkSize), info.name, kind, ref(Field::ChunkSize)));
+                       fmt::format("{}: {} {} is not pipelined in chunks; expected {} only with {} (`collsim algorithms` "
+                                   "lists them)",
+                                   ref(Field::ChunkSize), info.name, kind, ref(Field::ChunkSize), kPipelinedAlgorithms));
   if (o.ps_shards && !info.takes.ps_shards)
     throw RequestError(Field::PsShards, std::to_string(*o.ps_shards),
                        fmt::format("{}: only the ps algorithm has servers, not {}", ref(Field::PsShards), info.name));
@@ -314,10 +311,9 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
                                     : fit_chunk_size(algorithm, request, fidelity, options.chunk_size.has_value());
   // The chunk the schedule cuts: whole elements where S is (algo::pipeline_chunk_bytes), so a
   // --chunk-size of 1001 B on floats prints the 1000 B that run (3 B: 4 B).
-  const Bytes chunk = !algorithm.pipelined  ? 0
-                      : request.chunk_size == 0 ? request.chunk_size
-                                                : algo::pipeline_chunk_bytes(size, request.chunk_size, element_size);
-  if (chunk != request.chunk_size && algorithm.pipelined)
+  const bool chunked = algorithm.pipelined && request.chunk_size > 0;
+  const Bytes chunk = chunked ? algo::pipeline_chunk_bytes(size, request.chunk_size, element_size) : 0;
+  if (chunked && chunk != request.chunk_size)
     chunk_source = fmt::format("{}, rounded to whole elements of {} B", chunk_source, element_size);
   if (stream) {
     sched::Schedule header = stream->header();

@@ -81,6 +81,10 @@ void apply_slicing(Plan& plan, const topo::Topology& topology);
 algo::Request make_request(const algo::AlgorithmInfo& algorithm, const AlgorithmOptions& options, std::uint32_t nranks,
                            Bytes size);
 
+/// The algorithms pipelined in chunks (AlgorithmInfo::pipelined), as error messages name them.
+inline constexpr std::string_view kPipelinedAlgorithms =
+    "tree, double-tree, nccl-tree, nvls, nvls-tree, collnet, or ring broadcast and reduce";
+
 /// Refuses an option that `algorithm` would not use (RequestError naming it and what uses it). A
 /// single run says so rather than ignore an option; a sweep applies each option to the rows that use it.
 void check_used_by(const AlgorithmOptions& options, const algo::AlgorithmInfo& algorithm);

@@ -68,9 +68,9 @@ void check_options_used(const AlgorithmOptions& o, const std::vector<SweepJob>& 
   if (o.chunk_size && !any([](const SweepJob& j) { return j.algorithm == nullptr || j.algorithm->pipelined; }))
     throw RequestError(Field::ChunkSize, std::to_string(*o.chunk_size),
                        fmt::format("{}: none of the swept algorithms is pipelined in chunks; expected {} only with "
-                                   "{} that include tree, double-tree, nccl-tree, nvls, nvls-tree, collnet, or ring "
-                                   "broadcast and reduce",
-                                   ref(Field::ChunkSize), ref(Field::ChunkSize), ref(Field::Algorithms)));
+                                   "{} that include {}",
+                                   ref(Field::ChunkSize), ref(Field::ChunkSize), ref(Field::Algorithms),
+                                   kPipelinedAlgorithms));
   // (A sweep takes no --ps-node: its rows run on topologies of different nodes.)
   const auto servers = [](const SweepJob& j) { return j.algorithm != nullptr && j.algorithm->takes.ps_shards; };
   if (o.ps_shards && !any(servers))

@@ -172,7 +172,7 @@ Work run_sweep(run::SweepRequest request, unsigned threads) {
   return Work{};
 }
 
-Work run_compare_ring_32ch(std::uint32_t ranks, Bytes size, unsigned threads) {
+Work run_compare_ring_32ch(std::uint32_t ranks, Bytes size, unsigned threads, std::string_view routing) {
   // The log: rows only (the request says the ranks and collective), one per size.
   const auto file = std::filesystem::temp_directory_path() / fmt::format("collsim-bench-{}-{}.txt", ::getpid(), ranks);
   std::uint64_t rows = 0;
@@ -195,6 +195,7 @@ Work run_compare_ring_32ch(std::uint32_t ranks, Bytes size, unsigned threads) {
   text.ranks = std::to_string(ranks);
   text.collective = "allreduce";
   text.model.channels = "32";
+  text.topology.routing = std::string(routing);
   text.jobs = std::to_string(threads);
   struct Remove {
     std::filesystem::path path;
@@ -277,7 +278,13 @@ std::vector<Case> suite(const SuiteOptions& o) {
   for (const std::uint32_t n : o.ranks)
     if (n >= 16 && n % 8 == 0)
       cases.push_back({fmt::format("compare/ring-32ch/dgx-h100-fat-tree/{}", n), n, false,
-                       [=] { return run_compare_ring_32ch(n, o.size, 2); }});
+                       [=] { return run_compare_ring_32ch(n, o.size, 2, "ecmp"); }});
+  // The same under InfiniBand's destination routing (D-Mod-K): a pair's channels share its path,
+  // so they fold into one, and the ranks by symmetry.
+  for (const std::uint32_t n : o.ranks)
+    if (n >= 16 && n % 8 == 0)
+      cases.push_back({fmt::format("compare/ring-32ch-dmodk/dgx-h100-fat-tree/{}", n), n, false,
+                       [=] { return run_compare_ring_32ch(n, o.size, 2, "dmodk"); }});
   cases.push_back({"alltoall/direct/dgx-h100-fat-tree-2to1/256", 256, false, [o] {
                      run::SimulateText t = dgx_cluster("fat-tree", 256, o.size);
                      t.topology.oversubscription = "2";

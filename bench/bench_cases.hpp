@@ -69,11 +69,11 @@ Work run_text(const run::SimulateText& text, bool fold_ranks);
 Work run_sweep(run::SweepRequest request, unsigned threads);
 
 /// `collsim compare LOG --node dgx-h100 --nodes N/8 --fabric fat-tree --algorithm ring --channels 32
-/// -j threads` on a log of ring all-reduce rows written for it (nccl-tests' layout, sizes 1 MiB to
+/// --routing ROUTING -j threads` (ROUTING: ecmp, single, spray or dmodk) on a log of ring all-reduce rows written for it (nccl-tests' layout, sizes 1 MiB to
 /// `size` by factors of 4; measured times from 50 GB/s and 20 us, which only the errors see), the
 /// comparison kept in memory: issue 18's compare of 128 DGX H100 on 32 channels. Work::ops = the
 /// rows. Throws what compare throws, and std::runtime_error when the log cannot be written.
-Work run_compare_ring_32ch(std::uint32_t ranks, Bytes size, unsigned threads);
+Work run_compare_ring_32ch(std::uint32_t ranks, Bytes size, unsigned threads, std::string_view routing);
 
 /// One case of the suite.
 struct Case {

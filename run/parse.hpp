@@ -42,7 +42,7 @@ void check_count(Field field, std::uint64_t value, std::uint64_t min, std::uint6
 [[nodiscard]] topo::ClusterFabric parse_cluster_fabric(std::string_view text);
 /// "2:1", "2" or "1.5": a leaf's down to up bandwidth, >= 1.
 [[nodiscard]] double parse_oversubscription(std::string_view text);
-/// ecmp, single or spray (any case).
+/// ecmp, single, spray or dmodk (any case; d-mod-k too).
 [[nodiscard]] topo::Routing parse_routing(std::string_view text);
 /// NCCL_P2P_LEVEL's names (off, nvl, pix, pxb, phb, sys; any case; loc/disable for off).
 [[nodiscard]] topo::P2pLevel parse_p2p_level(std::string_view text);

@@ -300,7 +300,8 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
   // slices). It holds O(N + ops in flight), so no op budget applies: its pipeline chunk and its
   // slice stay the ones asked for (issue 18 item 3).
   // Identical channels fold into one only where they take the same links: under ECMP on a fabric
-  // with equal-cost paths each channel's flows are hashed onto their own (topologies/routes.hpp).
+  // with equal-cost paths each channel's flows are hashed onto their own (topologies/routes.hpp);
+  // single, spray and D-Mod-K routing give every channel of a pair the pair's one route.
   const bool routes_by_channel = topology.routing() == topo::Routing::Ecmp && topology.has_equal_cost_paths();
   const bool fold = ops == Ops::TimesOnly && fidelity.channels > 1 && !routes_by_channel;
   algo::StreamedChannels streamed;
@@ -334,7 +335,8 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
       throw RequestError(Field::Routing, "ecmp",
                          fmt::format("{}: under ECMP each of the {} channels takes its own spines, so they are "
                                      "simulated one by one: {} transfers, more than the {} that fit in memory here; "
-                                     "expected fewer {} or fewer ranks",
+                                     "expected fewer {} or fewer ranks, or a routing that keeps a pair's channels on one path "
+                                     "(dmodk, single or spray)",
                                      ref(Field::Routing), fidelity.channels, transfers, kMaxUnfoldedOps,
                                      ref(Field::Channels)));
   }

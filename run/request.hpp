@@ -39,7 +39,7 @@ struct TopologySpec {
   /// NCCL_P2P_LEVEL / NCCL_P2P_DISABLE for this machine, over the file's "p2p_level" (not a
   /// generator field: it applies to any topology).
   std::optional<topo::P2pLevel> p2p_level;
-  /// ecmp, single or spray, over the file's "routing" (any topology).
+  /// ecmp, single, spray or dmodk, over the file's "routing" (any topology).
   std::optional<topo::Routing> routing;
   /// A cluster (topologies/cluster.hpp): K = `nodes` copies of this machine (a bundled name or a
   /// file) joined by the `cluster_fabric` network; the fields below shape it (unset: its defaults).

@@ -26,7 +26,7 @@ struct TopologyText {
   std::string net_bandwidth;
   std::string net_latency;
   std::string p2p_level;  ///< off, nvl, pix, pxb, phb or sys (any topology)
-  std::string routing;    ///< ecmp, single or spray (any topology)
+  std::string routing;    ///< ecmp, single, spray or dmodk (any topology)
   std::string node;       ///< a cluster's machine (with nodes and fabric fat-tree or rail)
   std::string leaf_nics;
   std::string spines;

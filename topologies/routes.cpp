@@ -118,6 +118,43 @@ std::vector<LinkId> RouteCache::ecmp_links(std::vector<LinkId> links, NodeId fro
   return links;
 }
 
+std::vector<LinkId> RouteCache::dmodk_links(std::vector<LinkId> links, NodeId to) {
+  if (leaf_port_.empty()) {
+    // Leaves: switches with a link to another switch (a host's NVSwitch has none).
+    std::vector<char> leaf(topology_.nodes().size(), 0);
+    for (const Link& l : topology_.links())
+      if (topology_.node(l.from).type == NodeType::Switch && topology_.node(l.to).type == NodeType::Switch)
+        leaf[l.from] = 1;
+    leaf_port_.assign(topology_.links().size(), kNoPort);
+    std::uint32_t next = 0;
+    for (LinkId id = 0; id < topology_.links().size(); ++id) {
+      const Link& l = topology_.link(id);
+      if (leaf[l.from] && topology_.node(l.to).type != NodeType::Switch) leaf_port_[id] = next++;
+    }
+  }
+  std::uint64_t d = to;
+  for (auto it = links.rbegin(); it != links.rend(); ++it)
+    if (leaf_port_[*it] != kNoPort) {
+      d = leaf_port_[*it];
+      break;
+    }
+  std::vector<std::pair<LinkId, LinkId>> candidates;
+  // m_0 x ... x m_{c-1}, grown only while it is at most d (< 2^32), so it cannot overflow: past d
+  // every later choice is the first.
+  std::uint64_t divisor = 1;
+  for (std::size_t i = 0; i + 1 < links.size(); ++i) {
+    const Link& first = topology_.link(links[i]);
+    if (topology_.node(first.to).type != NodeType::Switch) continue;
+    equal_cost_switches(first, topology_.link(links[i + 1]), candidates);
+    if (candidates.size() < 2) continue;
+    const auto& pick = candidates[(d / divisor) % candidates.size()];
+    links[i] = pick.first;
+    links[i + 1] = pick.second;
+    divisor = divisor > d ? divisor : divisor * candidates.size();
+  }
+  return links;
+}
+
 void RouteCache::complete(Route& r) const {
   r.latency = Time{0};
   r.bottleneck = Bandwidth{std::numeric_limits<std::uint64_t>::max()};
@@ -214,9 +251,11 @@ const Route& RouteCache::get(NodeId from, NodeId to, std::uint16_t channel) {
       if (paths_) paths_->add(key, r.links);
     }
     // Channel 0's ECMP choices are the route every caller without a channel sees; the shortest
-    // route is kept for the other channels' choices. A sprayed route is every channel's.
+    // route is kept for the other channels' choices. A sprayed or D-Mod-K route is every channel's.
     if (spray_) {
       if (auto sprayed = spray(r.links, from, to)) r = std::move(*sprayed);
+    } else if (dmodk_) {
+      r.links = dmodk_links(std::move(r.links), to);
     } else if (ecmp_) {
       std::vector<LinkId> shortest = r.links;
       r.links = ecmp_links(std::move(r.links), from, to, 0, &r.multipath);

@@ -86,14 +86,20 @@ class RouteCache {
       : topology_(topology),
         paths_(paths),
         ecmp_(topology.routing() == Routing::Ecmp && topology.has_equal_cost_paths()),
-        spray_(topology.routing() == Routing::Spray && topology.has_equal_cost_paths()) {}
+        spray_(topology.routing() == Routing::Spray && topology.has_equal_cost_paths()),
+        dmodk_(topology.routing() == Routing::DModK && topology.has_equal_cost_paths()) {}
   /// The route from `from` to `to` (from != to) for `channel`: the shortest, except between GPUs
   /// that NCCL joins through host memory (SHM), where it passes the receiver's CPU. Under ECMP
   /// (Topology::routing) on a fabric with equal-cost paths, each hop X -> Y -> Z through a switch Y
   /// takes the switch among those at equal cost (links X -> Y' -> Z, equal summed latency, in X's
   /// link order) that ecmp_hash(from, to, channel, X) picks; under single routing, or where there is
-  /// no choice, every channel gets the shortest route. The reference stays valid for the cache's
-  /// life. Throws TopologyError when there is none.
+  /// no choice, every channel gets the shortest route. Under D-Mod-K (Routing::DModK) every channel
+  /// takes one route: the c-th hop with m_c equal-cost switches (in X's link order) takes the
+  /// switch floor(d / (m_0 x ... x m_{c-1})) mod m_c, d being the destination's leaf port (the
+  /// route's last link from a leaf, a switch linked to another switch, down to a node that is not
+  /// a switch, numbered in link order among all such links: leaf by leaf in a generated cluster;
+  /// the destination's node id where the route has none). The reference stays valid for the
+  /// cache's life. Throws TopologyError when there is none.
   const Route& get(NodeId from, NodeId to, std::uint16_t channel = 0);
   /// Forgets every route made so far (references to them dangle; Route::index starts again at 0),
   /// keeping what it learned of the topology (its adjacency lists), in O(routes forgotten): for a
@@ -117,6 +123,8 @@ class RouteCache {
   /// `links` with ECMP's choices for `channel` made along it (see get()); sets `*choice` when some
   /// hop had more than one equal-cost switch.
   std::vector<LinkId> ecmp_links(std::vector<LinkId> links, NodeId from, NodeId to, std::uint16_t channel, bool* choice);
+  /// `links` with D-Mod-K's choices toward `to` made along it (see get()).
+  std::vector<LinkId> dmodk_links(std::vector<LinkId> links, NodeId to);
   /// The hops X -> Y' -> Z through a switch Y' at the latency of first (X -> Y) and second (Y -> Z),
   /// in X's link order, into `candidates` (cleared first).
   void equal_cost_switches(const Link& first, const Link& second, std::vector<std::pair<LinkId, LinkId>>& candidates);
@@ -138,6 +146,11 @@ class RouteCache {
   PathTable* paths_ = nullptr;
   bool ecmp_ = false;   // ECMP routing on a fabric with equal-cost paths
   bool spray_ = false;  // spray routing on such a fabric
+  bool dmodk_ = false;  // D-Mod-K routing on such a fabric
+  /// By directed link: its number among the links from a leaf down to a node that is not a switch
+  /// (D-Mod-K's d), kNoPort for the others; built on first use.
+  static constexpr std::uint32_t kNoPort = 0xFFFFFFFFu;
+  std::vector<std::uint32_t> leaf_port_;
   std::unordered_map<std::uint64_t, Route> routes_;
   struct ChannelKey {
     std::uint64_t pair;

@@ -213,14 +213,17 @@ TEST_CASE("bench's cluster cases run as collsim simulate runs the same flags", "
 
 TEST_CASE("bench's compare case compares every row of its log and leaves no file behind", "[cli][bench][compare]") {
   // 16 GPUs, sizes 1 MiB to 16 MiB by factors of 4: three rows (1, 4 and 16 MiB).
-  const collsim::bench::Work w = collsim::bench::run_compare_ring_32ch(16, collsim::Bytes{16} << 20, 2);
-  CHECK(w.ops == 3);
+  for (const char* routing : {"ecmp", "dmodk"}) {
+    INFO(routing);
+    CHECK(collsim::bench::run_compare_ring_32ch(16, collsim::Bytes{16} << 20, 2, routing).ops == 3);
+  }
   // The log it wrote (named by this process and N) is gone.
   CHECK_FALSE(std::filesystem::exists(std::filesystem::temp_directory_path() /
                                       ("collsim-bench-" + std::to_string(::getpid()) + "-16.txt")));
   const auto j = bench_json({"--cases", "^compare/.*/16$", "--ranks", "16", "--size", "16M"});
-  REQUIRE(j["cases"].size() == 1);
+  REQUIRE(j["cases"].size() == 2);
   CHECK(j["cases"][0]["name"] == "compare/ring-32ch/dgx-h100-fat-tree/16");
-  CHECK(j["cases"][0]["status"] == "ok");
+  CHECK(j["cases"][1]["name"] == "compare/ring-32ch-dmodk/dgx-h100-fat-tree/16");
+  for (const auto& c : j["cases"]) CHECK(c["status"] == "ok");
 }
 }  // namespace bench_cli_test

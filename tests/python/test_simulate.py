@@ -141,7 +141,7 @@ def test_a_cluster_and_its_routing_as_the_command_line():
     kw = dict(node="dgx-h100", nodes=4, fabric="fat-tree", leaf_nics=8, oversubscription="2:1", size="256M")
     flags = ["--node", "dgx-h100", "--nodes", "4", "--fabric", "fat-tree", "--leaf-nics", "8",
              "--oversubscription", "2:1", "--size", "256M"]
-    for routing in ("ecmp", "spray", "single"):
+    for routing in ("ecmp", "spray", "single", "dmodk"):
         r = collsim.simulate(routing=routing, **kw)
         assert r.ranks == 32
         assert r.time_us == cli_json("simulate", *flags, "--routing", routing, "--format", "json")["time_us"]

@@ -370,7 +370,7 @@ TEST_CASE("NCCL's choice of protocol and channels does not depend on how the spi
   // routes do.
   std::set<std::string> picks;
   std::map<std::string, std::int64_t> times;
-  for (const std::string routing : {"single", "ecmp", "spray"}) {
+  for (const std::string routing : {"single", "ecmp", "spray", "dmodk"}) {
     const auto j = simulate_json({"--node", "dgx-h100", "--nodes", "4", "--leaf-nics", "8", "--fabric", "fat-tree",
                                   "--size", "1M", "--routing", routing});
     picks.insert(j.at("protocol").get<std::string>() + " on " + std::to_string(j.at("channels").get<int>()));

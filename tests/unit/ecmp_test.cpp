@@ -79,6 +79,57 @@ TEST_CASE("ECMP: two flows hashed onto one spine collide and take twice as long,
   CHECK(&routes.get(g0, g1, 1) == &one);
 }
 
+TEST_CASE("D-Mod-K: each leaf's destinations take a spine of their own, so the flows ECMP collided run apart", "[ecmp][dmodk]") {
+  Topology t = collsim::topo::parse_topology_json(kLeafSpine, "ls.json", "ls");
+  t.set_routing(collsim::topo::Routing::DModK);
+  // The links from a leaf down to a GPU, in link order, number the destinations: leafA -> g0 is 0,
+  // leafA -> g2 1, leafB -> g1 2, leafB -> g3 3 (Zahavi et al. 2010's d). Each leaf's spines in
+  // link order are s0, s1, so a flow to d takes spine d mod 2: to g1 and g0 s0, to g3 and g2 s1.
+  const NodeId g0 = 0, g1 = 1, g2 = 2, g3 = 3;
+  collsim::topo::RouteCache routes(t);
+  const auto spine_of = [&](NodeId from, NodeId to, std::uint16_t channel) {
+    return t.node(t.link(routes.get(from, to, channel).links[1]).to).id;
+  };
+  CHECK(spine_of(g0, g1, 0) == "s0");
+  CHECK(spine_of(g2, g3, 0) == "s1");
+  CHECK(spine_of(g1, g2, 0) == "s1");
+  CHECK(spine_of(g3, g0, 0) == "s0");
+  CHECK(spine_of(g2, g1, 0) == "s0");  // by destination only: g2's flow to g1 takes g0's spine
+  // Every channel takes the pair's one route.
+  CHECK(&routes.get(g0, g1, 5) == &routes.get(g0, g1, 0));
+  CHECK_FALSE(routes.get(g0, g1, 0).multipath);
+  // sendrecv on 4 ranks (g0 -> g1 and g2 -> g3 out of leafA, g1 -> g2 and g3 -> g0 out of leafB): each
+  // leaf uplink carries one flow, so each runs at its NIC's 10 GB/s, as sprayed: S / 10 GB/s + 4
+  // links x 1 us = 107,374,182,400 ps + 4,000,000 ps, and every leaf-spine link in use carries S.
+  const std::string file = collsim::testing::temp_file("leaf-spine-dmodk.json", kLeafSpine);
+  const auto j = simulate_json({file, "--collective", "sendrecv", "--size", "1G", "--routing", "dmodk"});
+  CHECK(j["time_ps"] == 107'374'182'400 + 4'000'000);
+  CHECK(collsim::testing::link_named(j, "leafA", "s0")["bytes"] == 1073741824);
+  CHECK(collsim::testing::link_named(j, "leafA", "s1")["bytes"] == 1073741824);
+  CHECK(j["busiest_switch_links"][0]["bytes"] == 1073741824);
+  // "d-mod-k" is the same routing.
+  CHECK(simulate_json({file, "--collective", "sendrecv", "--size", "1G", "--routing", "D-Mod-K"})["time_ps"] ==
+        j["time_ps"]);
+}
+
+TEST_CASE("D-Mod-K: identical channels share a path, so the folded run gives the unfolded run's times", "[ecmp][dmodk]") {
+  // Ring all-reduce on 4 channels over the two leaves: the run on demand folds the channels into
+  // one class with 4 copies; --verify runs the materialised schedule with every channel apart.
+  const std::string file = collsim::testing::temp_file("leaf-spine-dmodk-channels.json", kLeafSpine);
+  const std::vector<std::string> args{file, "--size", "64M", "--channels", "4", "--routing", "dmodk"};
+  auto verified = args;
+  verified.push_back("--verify");
+  const auto folded = simulate_json(args), whole = simulate_json(verified);
+  CHECK(folded["time_ps"] == whole["time_ps"]);
+  CHECK(folded["links"] == whole["links"]);
+  CHECK(folded["per_rank"] == whole["per_rank"]);
+  // Where ECMP hashes the channels onto different spines they are simulated apart, and take longer
+  // here than D-Mod-K's one spine per destination.
+  auto ecmp = args;
+  ecmp.back() = "ecmp";
+  CHECK(simulate_json(ecmp)["time_ps"].get<std::int64_t>() > folded["time_ps"].get<std::int64_t>());
+}
+
 TEST_CASE("ECMP lies between the non-blocking time and single-path routing on a 2:1 fat tree", "[ecmp][cluster]") {
   // 16 DGX H100 on a 2:1 fat tree (4 leaves of 32 NICs, 16 spines). Non-blocking, every byte a ring
   // moves between hosts leaves through a host's 8 NICs at 50 GB/s x 0.94: 1 GiB all-reduce on 128
@@ -103,9 +154,9 @@ TEST_CASE("bundled machines have no equal-cost paths, so ECMP and single routing
   CHECK(ecmp["time_ps"] == single["time_ps"]);
 }
 
-TEST_CASE("a routing other than ecmp, single or spray is refused in one line", "[ecmp][cli]") {
+TEST_CASE("a routing other than ecmp, single, spray or dmodk is refused in one line", "[ecmp][cli]") {
   check_bad_input({"simulate", "--size", "1M", "--routing", "random"},
-                  "--routing: found \"random\", expected ecmp, single or spray");
+                  "--routing: found \"random\", expected ecmp, single, spray or dmodk");
   CHECK_THROWS_WITH(collsim::topo::parse_topology_json(
                         R"({"routing": "adaptive", "nodes": [{"id": "a", "type": "gpu"}], "links": []})", "r.json", "r"),
                     Contains("/routing") && Contains("\"adaptive\""));
@@ -144,11 +195,14 @@ TEST_CASE("spray: the colliding flows split over both spines and run at the NICs
   CHECK(plain["switch_link_imbalance"].is_null());
 }
 
-TEST_CASE("spray on a 1:1 fat tree is the non-blocking time and on 2:1 ideal <= spray <= ecmp <= single", "[ecmp][spray][cluster]") {
+TEST_CASE("spray and D-Mod-K on a 1:1 fat tree are the non-blocking time and on 2:1 ideal <= spray <= ecmp <= single",
+          "[ecmp][spray][dmodk][cluster]") {
   // 4 DGX H100, leaves of 8 NICs (one host each) and 8 spines at 1:1, leaf-spine links of 0 ns: sprayed
   // over all 8 spines, every leaf's uplinks carry what its NICs send, so the fabric is non-blocking
   // and the times equal those of one leaf holding all 32 NICs (the same NIC links and latencies, no
-  // spine), to the picosecond.
+  // spine), to the picosecond. D-Mod-K too: NIC j of a host is port j of its leaf, so every flow to
+  // it crosses spine j, and leaf -> spine j and spine j -> leaf carry exactly the flows of NIC j's
+  // own link out of (into) that host, at its rate.
   const auto time = [](std::vector<std::string> extra) {
     std::vector<std::string> args{"--node", "dgx-h100", "--nodes", "4", "--fabric", "fat-tree", "--switch-latency", "0ns"};
     args.insert(args.end(), extra.begin(), extra.end());
@@ -158,10 +212,12 @@ TEST_CASE("spray on a 1:1 fat tree is the non-blocking time and on 2:1 ideal <= 
                                              std::vector<std::string>{"--size", "64M", "--collective", "alltoall",
                                                                       "--algorithm", "direct"}}) {
     INFO(run.back());
-    auto spray = run, one_leaf = run;
+    auto spray = run, dmodk = run, one_leaf = run;
     spray.insert(spray.end(), {"--leaf-nics", "8", "--routing", "spray"});
+    dmodk.insert(dmodk.end(), {"--leaf-nics", "8", "--routing", "dmodk"});
     one_leaf.insert(one_leaf.end(), {"--leaf-nics", "32"});
     CHECK(time(spray) == time(one_leaf));
+    CHECK(time(dmodk) == time(one_leaf));
   }
   // 16 hosts at 2:1 (ideal bound as in the ECMP case above).
   const double ideal_us = 127.0 / 64 * 1073741824.0 / (376e9 / 1e6);
@@ -193,7 +249,8 @@ TEST_CASE("ECMP refuses, in one line, a run whose unfolded channels would not fi
                                   "\"links\": [" + links + "]}");
   check_bad_input({"simulate", file, "--size", "1G", "--channels", "64", "--protocol", "simple", "--algorithm", "direct"},
                   "--routing: under ECMP each of the 64 channels takes its own spines, so they are simulated one by one: "
-                  "30643200 transfers");
+                  "30643200 transfers, more than the 16777216 that fit in memory here; expected fewer --channels or fewer "
+                  "ranks, or a routing that keeps a pair's channels on one path (dmodk, single or spray)");
 }
 TEST_CASE("RouteCache: more peers than a node remembers and clear() give the routes a fresh cache finds", "[ecmp][routes]") {
   // Every pair of the four GPUs on every channel 0..5, asked twice in two orders: each GPU asks for

@@ -185,7 +185,7 @@ TEST_CASE("rank fold: clusters without a rotation fold by their routes under eve
   };
   const auto machine = topo::load_topology("dgx-h100");
   for (const Case c : {Case{"rail", topo::ClusterFabric::Rail, 8, 2, 4}, Case{"fat tree", topo::ClusterFabric::FatTree, 4, 8, 4}})
-    for (const auto routing : {topo::Routing::Ecmp, topo::Routing::Spray, topo::Routing::Single}) {
+    for (const auto routing : {topo::Routing::Ecmp, topo::Routing::Spray, topo::Routing::Single, topo::Routing::DModK}) {
       topo::ClusterSpec spec;
       spec.nodes = c.nodes;
       spec.fabric = c.fabric;
@@ -220,7 +220,8 @@ TEST_CASE("rank fold: on random clusters a folded run is the whole run, rank for
         spec.leaf_nics = std::uint32_t{1} << (1 + rng() % 5);
         spec.oversubscription = rng() % 2 ? 1.0 : 2.0;
         auto made = topo::generate_cluster(machine, spec);
-        made.set_routing(std::array{topo::Routing::Ecmp, topo::Routing::Spray, topo::Routing::Single}[rng() % 3]);
+        made.set_routing(
+            std::array{topo::Routing::Ecmp, topo::Routing::Spray, topo::Routing::Single, topo::Routing::DModK}[rng() % 4]);
         return made;
       }
       const std::uint32_t hosts = 2 + static_cast<std::uint32_t>(rng() % 4), per_host = 1 + static_cast<std::uint32_t>(rng() % 4);

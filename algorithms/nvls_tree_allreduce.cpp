@@ -2,91 +2,17 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
-#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "algorithms/chunk_tables.hpp"
 #include "algorithms/host_grid.hpp"
 #include "algorithms/nccl_trees.hpp"
+#include "algorithms/nvls_tree_layout.hpp"
 #include "algorithms/tree_pipeline.hpp"
 #include "sim/schedule/builder.hpp"
 
 namespace collsim::algo {
-namespace {
-
-// The chunk table: the pipeline chunks of every (part, half), in offset order; then the switch's
-// scratch, one chunk per sending GPU for each (part, half, chunk size), as nvls_allreduce.cpp
-// keeps it (parts run side by side, the chunks of one part reuse it one after another); then one
-// tree scratch chunk per pipeline chunk, where a head takes its second child host's sum. Scratch
-// chunks get offsets of their own so that none alias in a replay.
-struct NvlsTreeChunks {
-  std::vector<sched::Chunk> chunks;
-  std::vector<std::array<std::vector<sched::ChunkId>, 2>> pieces;  // by part, by half
-  std::map<std::tuple<std::uint32_t, unsigned, Bytes>, sched::ChunkId> slots;  // first of L
-  sched::ChunkId tree_scratch = 0;  // tree scratch of data chunk c: tree_scratch + c
-
-  [[nodiscard]] sched::ChunkId slot(std::uint32_t part, unsigned half, Bytes size, sched::Rank local) const {
-    return slots.at({part, half, size}) + local;
-  }
-};
-
-NvlsTreeChunks nvls_tree_chunks(const Request& request, sched::Rank locals, bool switch_scratch, bool tree_scratch) {
-  NvlsTreeChunks t;
-  const Bytes unit = sched::cut_unit(request.size, request.element_size);
-  const auto parts = split_parts(request, locals);
-  t.pieces.resize(locals);
-  for (std::uint32_t k = 0; k < locals; ++k) {
-    const auto halves = sched::split_even(parts[k].size, 2, unit);
-    for (unsigned h = 0; h < 2; ++h)
-      for (const auto& c : pipeline_chunks(parts[k].offset + halves[h].offset, halves[h].size, request.chunk_size, unit)) {
-        t.pieces[k][h].push_back(static_cast<sched::ChunkId>(t.chunks.size()));
-        t.chunks.push_back(c);
-      }
-  }
-  const auto data = static_cast<sched::ChunkId>(t.chunks.size());
-  Bytes offset = 0;
-  if (switch_scratch)
-    for (std::uint32_t k = 0; k < locals; ++k)
-      for (unsigned h = 0; h < 2; ++h)
-        for (sched::ChunkId piece : t.pieces[k][h]) {
-          const Bytes size = t.chunks[piece].size;
-          if (!t.slots.try_emplace({k, h, size}, static_cast<sched::ChunkId>(t.chunks.size())).second) continue;
-          for (sched::Rank w = 0; w < locals; ++w, offset += size)
-            t.chunks.push_back(sched::Chunk{offset, size, sched::Buffer::Scratch, 0});
-        }
-  t.tree_scratch = static_cast<sched::ChunkId>(t.chunks.size());
-  if (tree_scratch)
-    for (sched::ChunkId c = 0; c < data; ++c) {
-      t.chunks.push_back(sched::Chunk{offset, t.chunks[c].size, sched::Buffer::Scratch, 0});
-      offset += t.chunks[c].size;
-    }
-  return t;
-}
-
-// One tree over host indices, level by level: hosts from the deepest up (children before their
-// parent) and from the root down.
-struct HostLevels {
-  Tree tree;
-  std::vector<std::uint32_t> depth;
-  std::vector<sched::Rank> up, down;
-  std::uint32_t height = 0;
-};
-
-HostLevels host_levels(Tree tree) {
-  HostLevels l;
-  l.depth = tree_depths(tree);
-  l.height = tree_height(tree);
-  for (sched::Rank h = 0; h < tree.nodes.size(); ++h) l.down.push_back(h);
-  std::stable_sort(l.down.begin(), l.down.end(), [&](sched::Rank a, sched::Rank b) { return l.depth[a] < l.depth[b]; });
-  l.up.assign(l.down.rbegin(), l.down.rend());
-  std::stable_sort(l.up.begin(), l.up.end(), [&](sched::Rank a, sched::Rank b) { return l.depth[a] > l.depth[b]; });
-  l.tree = std::move(tree);
-  return l;
-}
-
-}  // namespace
 
 sched::Schedule build_nvls_tree_allreduce(const Request& request) {
   const sched::Rank n = request.nranks;
@@ -154,15 +80,8 @@ sched::Schedule build_nvls_tree_allreduce(const Request& request) {
         }
       }
   }
-  // Phases do not overlap, so the middle one names what the pipeline mixes: the first chunk's
-  // reduction at the switches, then the tree (one host: the switch's reduce + multicast), then the
-  // last chunk's multicast.
-  const std::uint32_t height = std::max(trees[0].height, trees[1].height);
-  const std::uint32_t multicast = switches ? 2 : 0;
-  if (switches) b.add_phase("reduce at the switch", 1, a);
-  if (last - multicast >= a + 1)
-    b.add_phase(height > 0 ? "tree between hosts" : "reduce + multicast", a + 1, last - multicast);
-  if (switches) b.add_phase("multicast", last - 1, last);
+  for (auto& phase : nvls_tree_phases(switches, std::max(trees[0].height, trees[1].height), last))
+    b.add_phase(std::move(phase.name), phase.first_step, phase.last_step);
   return std::move(b).build("nvls-tree");
 }
 

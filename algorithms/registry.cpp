@@ -12,6 +12,7 @@
 #include "algorithms/nccl_tree_allreduce.hpp"
 #include "algorithms/nvls_allreduce.hpp"
 #include "algorithms/nvls_tree_allreduce.hpp"
+#include "algorithms/nvls_tree_stream.hpp"
 #include "algorithms/collnet_allreduce.hpp"
 #include "algorithms/pat_allgather.hpp"
 #include "algorithms/pat_reduce_scatter.hpp"
@@ -215,8 +216,9 @@ void register_builtin_algorithms(AlgorithmRegistry& registry) {
                 .options = "C = ceil(P / 2 / --chunk-size), P = S/L, default 128 KiB (NCCL_NVLS_CHUNKSIZE); K hosts "
                            "of L ranks (one host without them), an NVSwitch that reduces in each host when L > 1; "
                            "protocol simple",
-                .pipelined = true, .uses_hosts = true, .switch_reduction = true, .pipelines_parts = true,
-                .default_chunk_size = kNvlsChunkSize, .family = NcclFamily::NvlsTree, .nccl_default = true});
+                .stream = &stream_nvls_tree_allreduce, .pipelined = true, .uses_hosts = true,
+                .switch_reduction = true, .pipelines_parts = true, .default_chunk_size = kNvlsChunkSize,
+                .family = NcclFamily::NvlsTree, .nccl_default = true});
   registry.add({.name = "halving-doubling", .collective = Collective::AllReduce,
                 .description = "Rabenseifner: recursive-halving reduce-scatter then recursive-doubling all-gather, 2 log2 N steps "
                                "(Thakur, Rabenseifner & Gropp 2005)",

@@ -305,8 +305,11 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
   const bool routes_by_channel = topology.routing() == topo::Routing::Ecmp && topology.has_equal_cost_paths();
   const bool fold = ops == Ops::TimesOnly && fidelity.channels > 1 && !routes_by_channel;
   algo::StreamedChannels streamed;
-  if (ops != Ops::Materialised && rank_to_node.size() == ranks)
+  if (ops != Ops::Materialised)
     streamed = algo::stream_with_channels(algorithm, request, fidelity.channels, fold, fidelity.slice);
+  // A stream's helpers (NVLSTree's switches) must be the nodes placed for them; otherwise (a
+  // --ps-node no stream uses) the run is materialised, as before, and fails or runs there.
+  if (streamed.stream && streamed.stream->header().total_ranks() != rank_to_node.size()) streamed = {};
   auto& stream = streamed.stream;
   std::string chunk_source = stream ? (options.chunk_size ? "--chunk-size" : "default")
                                     : fit_chunk_size(algorithm, request, fidelity, options.chunk_size.has_value());

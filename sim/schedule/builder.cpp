@@ -64,7 +64,7 @@ ScheduleBuilder::ScheduleBuilder(const ScheduleHeader& h, std::vector<Chunk> chu
   const std::uint64_t slots = (std::uint64_t{h.nranks} + h.helpers) * schedule_.chunks.size();
   if (slots > kMaxSlots)
     throw std::length_error(fmt::format("a schedule of {} ranks x {} chunks has {} buffer slots; a materialised "
-                                        "schedule stops at {} (ring, tree, double-tree, nccl-tree, PAT and, at a power "
+                                        "schedule stops at {} (ring, tree, double-tree, nccl-tree, nvls-tree, PAT and, at a power "
                                         "of two of ranks, halving-doubling and recursive-doubling all-gather are "
                                         "generated on demand, without that limit, unless --verify or a file needs "
                                         "every op)",

@@ -40,8 +40,18 @@ TEST_CASE("channels generated on demand are build_with_channels' channels, op fo
             const sched::Schedule built = algo::build_with_channels(entry, request, channels);
             CHECK(full.stream->header() == testing::shell_of(built));
             REQUIRE(full.stream->op_count() == built.ops.size());
-            testing::check_stream_run(*full.stream, built, topo::generate_fabric(topo::Fabric::Ring, n, bw, lat), "flow");
-            testing::check_stream_run(*full.stream, built, topo::generate_fabric(topo::Fabric::Switch, n, bw, lat), "fifo");
+            if (built.header.helpers == 0) {
+              testing::check_stream_run(*full.stream, built, topo::generate_fabric(topo::Fabric::Ring, n, bw, lat), "flow");
+              testing::check_stream_run(*full.stream, built, topo::generate_fabric(topo::Fabric::Switch, n, bw, lat), "fifo");
+            } else {
+              // Helpers (nvls-tree's switches, one a host): the hosts' switches of a cluster of
+              // max(hosts, 1) hosts, which follow the N GPUs.
+              topo::MultiNodeSpec spec{n, hosts == 2 ? 2U : 1U, bw, lat, bw, lat};
+              const topo::Topology t = topo::generate_multi_node(spec);
+              std::vector<topo::NodeId> ranks(t.gpus().begin(), t.gpus().end());
+              for (sched::Rank h = 0; h < built.header.helpers; ++h) ranks.push_back(n + h);
+              for (const auto model : {"flow", "fifo"}) testing::check_stream_run(*full.stream, built, t, model, ranks);
+            }
             // Folded: the leaders' header and ops, and the same copies.
             const auto folded = algo::stream_with_channels(entry, request, channels, true);
             const auto reference = algo::build_folded_channels(entry, request, channels);
@@ -52,7 +62,7 @@ TEST_CASE("channels generated on demand are build_with_channels' channels, op fo
             ++streamed;
           }
   }
-  CHECK(streamed >= 6 * 2 * 3 * 3 * 2);  // ring (3 collectives), tree, double-tree, nccl-tree, halving-doubling
+  CHECK(streamed >= 7 * 2 * 3 * 3 * 2);  // ring (3 collectives), tree, double-tree, nccl-tree, halving-doubling, nvls-tree
 }
 
 TEST_CASE("an algorithm without a stream, or a share it does not stream, gives no stream of channels",

@@ -33,12 +33,12 @@ struct StreamRows final : sim::OpObserver {
   }
 };
 
-/// Runs `stream` and the materialised `schedule` on the first GPUs of `topology` with network model
-/// `model` and checks the makespan, the events, every op's (ready, finish) and every link's bytes
-/// and busy time.
+/// Runs `stream` and the materialised `schedule` with rank r on node rank_to_node[r] (helpers too)
+/// of `topology` with network model `model` and checks the makespan, the events, every op's (ready,
+/// finish) and every link's bytes and busy time.
 inline void check_stream_run(const sched::OpStream& stream, const sched::Schedule& schedule,
-                             const topo::Topology& topology, std::string_view model) {
-  const std::vector<topo::NodeId> gpus(topology.gpus().begin(), topology.gpus().begin() + schedule.header.nranks);
+                             const topo::Topology& topology, std::string_view model,
+                             const std::vector<topo::NodeId>& gpus) {
   const auto lazy_net = net::make_network_model(model, topology);
   const auto built_net = net::make_network_model(model, topology);
   const sched::ScheduleStream built_stream(schedule);
@@ -59,6 +59,13 @@ inline void check_stream_run(const sched::OpStream& stream, const sched::Schedul
     CHECK(a.links[l].bytes == b.links[l].bytes);
     CHECK(a.links[l].busy == b.links[l].busy);
   }
+}
+
+/// check_stream_run on the first GPUs of `topology`, one a rank (no helpers).
+inline void check_stream_run(const sched::OpStream& stream, const sched::Schedule& schedule,
+                             const topo::Topology& topology, std::string_view model) {
+  check_stream_run(stream, schedule, topology, model,
+                   std::vector<topo::NodeId>(topology.gpus().begin(), topology.gpus().begin() + schedule.header.nranks));
 }
 
 /// The schedule without its ops: what a stream's header() must equal.

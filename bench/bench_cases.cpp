@@ -274,6 +274,13 @@ std::vector<Case> suite(const SuiteOptions& o) {
                          t.algorithm = "nccl";
                          return run_text(t, true);
                        }});
+      // Under InfiniBand's destination routing a pair's channels share its path and fold.
+      cases.push_back({fmt::format("cluster/nccl-dmodk/dgx-h100-rail/{}", n), n, false, [=] {
+                         run::SimulateText t = dgx_cluster("rail", n, o.size);
+                         t.algorithm = "nccl";
+                         t.topology.routing = "dmodk";
+                         return run_text(t, true);
+                       }});
     }
   for (const std::uint32_t n : o.ranks)
     if (n >= 16 && n % 8 == 0)

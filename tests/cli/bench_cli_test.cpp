@@ -186,7 +186,7 @@ TEST_CASE("bench's cluster cases run as collsim simulate runs the same flags", "
   // Issue 18's cases at N = 16 and 1 MiB: each case's simulated time is the one `collsim simulate`
   // prints for the flags its name stands for.
   const auto j = bench_json({"--cases", "^(allreduce|cluster)/.*(switch-nodes|rail)/16$", "--ranks", "16", "--size", "1M"});
-  REQUIRE(j["cases"].size() == 5);
+  REQUIRE(j["cases"].size() == 6);
   const std::vector<std::string> nodes{"--gpus", "16", "--fabric", "switch", "--nodes", "2", "--link-bandwidth",
                                        "50GB/s", "--link-latency", "1us", "--net-bandwidth", "50GB/s",
                                        "--net-latency", "1us", "--size", "1M"};
@@ -200,7 +200,8 @@ TEST_CASE("bench's cluster cases run as collsim simulate runs the same flags", "
       {"allreduce/tree/switch-nodes/16", with(nodes, {"--algorithm", "tree"})},
       {"allreduce/double-tree/switch-nodes/16", with(nodes, {"--algorithm", "double-tree"})},
       {"cluster/ring/dgx-h100-rail/16", with(rail, {"--algorithm", "ring", "--channels", "1"})},
-      {"cluster/nccl/dgx-h100-rail/16", with(rail, {"--algorithm", "nccl"})}};
+      {"cluster/nccl/dgx-h100-rail/16", with(rail, {"--algorithm", "nccl"})},
+      {"cluster/nccl-dmodk/dgx-h100-rail/16", with(rail, {"--algorithm", "nccl", "--routing", "dmodk"})}};
   for (std::size_t i = 0; i < expected.size(); ++i) {
     const auto& c = j["cases"][i];
     INFO(expected[i].first);

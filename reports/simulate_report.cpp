@@ -1,6 +1,9 @@
 #include "reports/simulate_report.hpp"
 
 #include <numeric>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -8,6 +11,7 @@
 
 #include "reports/csv.hpp"
 #include "sim/schedule/json_io.hpp"
+#include "topologies/routing.hpp"
 
 namespace collsim::reports {
 namespace {
@@ -15,6 +19,13 @@ namespace {
 double utilization(const topo::Link& link, Bytes bytes, Time makespan) {
   if (makespan <= Time{0}) return 0;
   return static_cast<double>(bytes) * 8e12 / (static_cast<double>(link.bandwidth.bits_per_s) * static_cast<double>(makespan.count()));
+}
+
+// How flows took the topology's equal-cost paths (--routing), or nothing where no two paths tie
+// and routing changes nothing.
+std::optional<std::string_view> routing_name(const SimulationView& v) {
+  if (!v.topology.has_equal_cost_paths()) return std::nullopt;
+  return topo::kRoutingNames.name(v.topology.routing());
 }
 
 std::string bottleneck_label(const SimulationView& v) {
@@ -89,6 +100,8 @@ std::string render_json(const SimulationView& v) {
   j["busiest_switch_links"] = std::move(busiest);
   j["switch_link_imbalance"] =
       s.switch_link_imbalance ? nlohmann::ordered_json(*s.switch_link_imbalance) : nlohmann::ordered_json(nullptr);
+  const auto routing = routing_name(v);
+  j["routing"] = routing ? nlohmann::ordered_json(*routing) : nlohmann::ordered_json(nullptr);
   j["events"] = s.events;
   j["rank_images"] = s.rank_images;
   j["gpus_per_thread"] = s.gpus_per_thread;
@@ -128,8 +141,9 @@ std::string render_csv(const SimulationView& v) {
       "topology,network,collective,algorithm,ranks,size_bytes,steps,time_us,time_ps,algbw_GBps,busbw_GBps,"
       "bytes_sent_per_rank_max,traffic_factor,closed_form_us,lower_bound_us,injection_bandwidth_GBps,bottleneck_link,"
       "events,protocol,channels,slice_bytes,model,model_us,protocol_source,channels_source,slice_source,"
-      "chunk_bytes,chunk_source,gpus_per_thread,host_us,host_bound,collective_us,switch_link_imbalance,rank_images,root\n";
-  out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(s.topology), s.network,
+      "chunk_bytes,chunk_source,gpus_per_thread,host_us,host_bound,collective_us,switch_link_imbalance,rank_images,root,"
+      "routing\n";
+  out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(s.topology), s.network,
                      sched::collective_name(s.collective), csv_field(s.algorithm), s.ranks, s.size, s.steps,
                      format_time_us_exact(s.time), s.time.count(), csv_number(s.algbw_GBps), csv_number(s.busbw_GBps),
                      s.bytes_sent_per_rank_max, s.traffic_factor,
@@ -139,7 +153,8 @@ std::string render_csv(const SimulationView& v) {
                      csv_field(s.protocol_source), csv_field(s.channels_source), csv_field(s.slice_source),
                      s.chunk, csv_field(s.chunk_source), s.gpus_per_thread, format_time_us_exact(s.host_time),
                      s.host_bound, format_time_us_exact(s.collective_time), csv_number(s.switch_link_imbalance),
-                     s.rank_images, s.root ? std::to_string(*s.root) : std::string());
+                     s.rank_images, s.root ? std::to_string(*s.root) : std::string(),
+                     routing_name(v).value_or(std::string_view()));
   if (const auto* r = v.verification) {
     // Appended columns, so that readers of the plain header keep working.
     out.insert(out.find('\n'), ",verified,verify_dtype,verify_op,verify_coverage,verify_problem");
@@ -204,7 +219,9 @@ std::string render_table(const SimulationView& v) {
     std::string busiest;
     for (topo::LinkId l : s.busiest_switch_links)
       busiest += fmt::format("{}{} {} B", busiest.empty() ? "" : ", ", v.topology.link_label(l), v.result.links[l].bytes);
-    row("switch links", fmt::format("busiest {}; max/mean {:.2f}", busiest, *s.switch_link_imbalance));
+    const auto routing = routing_name(v);
+    row("switch links", fmt::format("busiest {}; max/mean {:.2f}{}", busiest, *s.switch_link_imbalance,
+                                    routing ? fmt::format(" (routing {})", *routing) : std::string()));
   }
   if (s.rank_images > 1)
     row("events", fmt::format("{}  ({} of {} ranks simulated; the rest repeat them by rank symmetry)", s.events,

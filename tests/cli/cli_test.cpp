@@ -318,22 +318,22 @@ TEST_CASE("a single run refuses a flag its algorithm would not use", "[cli]") {
 }
 
 TEST_CASE("the root of a broadcast or reduce is in every output", "[cli]") {
-  // --root 3 is what ran: JSON "root", the last CSV column, a table row; null, empty and no row
-  // for a collective without a root.
+  // --root 3 is what ran: JSON "root", the CSV column before routing (empty on one machine), a
+  // table row; null, empty and no row for a collective without a root.
   for (const char* collective : {"broadcast", "reduce"}) {
     INFO(collective);
     const auto j = simulate_json({"--size", "1M", "--collective", collective, "--root", "3"});
     CHECK(j["root"] == 3);
     const auto csv = run_collsim({"simulate", "--size", "1M", "--collective", collective, "--root", "3", "--format", "csv"});
     REQUIRE(csv.code == 0);
-    CHECK_THAT(csv.out, Catch::EndsWith(",3\n") && Catch::Contains(",rank_images,root\n"));
+    CHECK_THAT(csv.out, Catch::EndsWith(",3,\n") && Catch::Contains(",rank_images,root,routing\n"));
     const auto table = run_collsim({"simulate", "--size", "1M", "--collective", collective, "--root", "3"});
     REQUIRE(table.code == 0);
     CHECK_THAT(table.out, Catch::Contains("\n  root                  rank 3\n"));
   }
   CHECK(simulate_json({"--size", "1M"})["root"].is_null());
   const auto csv = run_collsim({"simulate", "--size", "1M", "--format", "csv"});
-  CHECK_THAT(csv.out, Catch::EndsWith(",1,\n"));  // rank_images 1, no root
+  CHECK_THAT(csv.out, Catch::EndsWith(",1,,\n"));  // rank_images 1, no root, no routing (one machine)
   CHECK_THAT(run_collsim({"simulate", "--size", "1M"}).out, !Catch::Contains("  root "));
 }
 

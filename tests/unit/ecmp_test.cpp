@@ -107,6 +107,7 @@ TEST_CASE("D-Mod-K: each leaf's destinations take a spine of their own, so the f
   CHECK(collsim::testing::link_named(j, "leafA", "s0")["bytes"] == 1073741824);
   CHECK(collsim::testing::link_named(j, "leafA", "s1")["bytes"] == 1073741824);
   CHECK(j["busiest_switch_links"][0]["bytes"] == 1073741824);
+  CHECK(j["routing"] == "dmodk");
   // "d-mod-k" is the same routing.
   CHECK(simulate_json({file, "--collective", "sendrecv", "--size", "1G", "--routing", "D-Mod-K"})["time_ps"] ==
         j["time_ps"]);
@@ -189,10 +190,16 @@ TEST_CASE("spray: the colliding flows split over both spines and run at the NICs
   CHECK(collsim::testing::link_named(j, "leafA", "s0")["bytes"] == 1073741824);
   CHECK(collsim::testing::link_named(j, "leafA", "s1")["bytes"] == 1073741824);
   CHECK(j["switch_link_imbalance"].get<double>() == Approx(1.0));  // all 8 carry S
-  // A machine without switch-to-switch links reports none.
+  CHECK(j["routing"] == "spray");
+  // The table names the routing with the switch links.
+  const auto table = collsim::testing::run_collsim({"simulate", file, "--collective", "sendrecv", "--size", "1G", "--routing", "spray"});
+  REQUIRE(table.code == 0);
+  CHECK_THAT(table.out, Contains("max/mean 1.00 (routing spray)"));
+  // A machine without switch-to-switch links reports none, and no routing: no two paths tie there.
   const auto plain = simulate_json({"dgx-h100", "--size", "1M"});
   CHECK(plain["busiest_switch_links"].empty());
   CHECK(plain["switch_link_imbalance"].is_null());
+  CHECK(plain["routing"].is_null());
 }
 
 TEST_CASE("spray and D-Mod-K on a 1:1 fat tree are the non-blocking time and on 2:1 ideal <= spray <= ecmp <= single",

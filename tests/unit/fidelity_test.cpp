@@ -374,7 +374,8 @@ TEST_CASE("simulate --model prints a second opinion in table, json and csv", "[f
   CHECK_THAT(table.out, Catch::Contains("model (nccl)") && Catch::Contains("protocol") && Catch::Contains("channels"));
   const auto csv = run_collsim({"simulate", "--size", "1G", "--model", "nccl", "--format", "csv"});
   CHECK_THAT(csv.out, Catch::Contains(",protocol,channels,slice_bytes,model,model_us,protocol_source,channels_source,slice_source,"
-                                           "chunk_bytes,chunk_source,gpus_per_thread,host_us,host_bound,collective_us,switch_link_imbalance,rank_images,root\n"));
+                                           "chunk_bytes,chunk_source,gpus_per_thread,host_us,host_bound,collective_us,switch_link_imbalance,rank_images,root,"
+                                           "routing\n"));
   CHECK_THAT(csv.out, Catch::Contains(",simple,24,1048576,nccl,"));
 }
 

@@ -14,6 +14,7 @@
 #include "tests/cli/cli_harness.hpp"
 #include "topologies/cluster.hpp"
 #include "topologies/load_json.hpp"
+#include "topologies/routes.hpp"
 
 // One namespace per test file: CI builds the tests as unity sources (.ci/run), where each file's
 // helpers would otherwise meet the other files'.
@@ -380,4 +381,36 @@ TEST_CASE("NCCL's choice of protocol and channels does not depend on how the spi
   CHECK(picks.size() == 1);
   CHECK(times["single"] > times["ecmp"]);  // one spine link for all 8 NICs' flows
 }
+TEST_CASE("D-Mod-K on a rail cluster: the 32 hosts of a leaf are reached over 32 spines, each by one spine from any source",
+          "[cluster][dmodk][routes]") {
+  // 64 DGX H100 on rails of 32-port leaves: rail 0 has leaves of hosts 0..31 and 32..63, and 32
+  // spines. D-Mod-K numbers the leaves' ports leaf by leaf (rail 0's first, hosts in order), so the
+  // NIC of host h on rail 0 is d = h and a flow to it takes spine h mod 32: the 32 destinations of
+  // the second leaf take 32 different spines, and a flow to one destination takes the same spine
+  // from every source host (Zahavi et al. 2010).
+  ClusterSpec spec;
+  spec.nodes = 64;
+  spec.fabric = ClusterFabric::Rail;
+  Topology t = collsim::topo::generate_cluster(collsim::topo::load_topology("dgx-h100"), spec);
+  t.set_routing(collsim::topo::Routing::DModK);
+  REQUIRE(t.has_equal_cost_paths());
+  collsim::topo::RouteCache routes(t);
+  const auto gpu0 = [&](int host) { return *t.find_node("n" + std::to_string(host) + "-gpu0"); };
+  const auto spine_of = [&](int from, int to) {
+    for (const auto l : routes.get(gpu0(from), gpu0(to)).links)
+      if (t.node(t.link(l).to).id.rfind("spine", 0) == 0) return t.node(t.link(l).to).id;
+    return std::string("none");
+  };
+  std::set<std::string> spines;
+  for (int h = 32; h < 64; ++h) {
+    INFO("to host " << h);
+    const std::string s = spine_of(0, h);
+    CHECK(s == "spine" + std::to_string(h % 32));
+    spines.insert(s);
+    for (const int from : {1, 7, 31}) CHECK(spine_of(from, h) == s);
+  }
+  CHECK(spines.size() == 32);
+  CHECK(spine_of(0, 5) == "none");  // the same leaf: no spine
+}
+
 }  // namespace cluster_test

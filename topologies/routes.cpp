@@ -100,22 +100,27 @@ void RouteCache::equal_cost_switches(const Link& first, const Link& second,
   }
 }
 
-std::vector<LinkId> RouteCache::ecmp_links(std::vector<LinkId> links, NodeId from, NodeId to, std::uint16_t channel,
-                                           bool* choice) {
+std::vector<LinkId> RouteCache::choose_switches(std::vector<LinkId> links,
+                                                const std::function<std::size_t(NodeId, std::size_t)>& pick,
+                                                bool* choice) {
   std::vector<std::pair<LinkId, LinkId>> candidates;
   for (std::size_t i = 0; i + 1 < links.size(); ++i) {
     const Link& first = topology_.link(links[i]);
-    const Link& second = topology_.link(links[i + 1]);
     if (topology_.node(first.to).type != NodeType::Switch) continue;
-    const NodeId x = first.from;
-    equal_cost_switches(first, second, candidates);
+    equal_cost_switches(first, topology_.link(links[i + 1]), candidates);
     if (candidates.size() < 2) continue;
-    *choice = true;
-    const auto& pick = candidates[ecmp_hash(from, to, channel, x) % candidates.size()];
-    links[i] = pick.first;
-    links[i + 1] = pick.second;
+    if (choice != nullptr) *choice = true;
+    const auto& chosen = candidates[pick(first.from, candidates.size())];
+    links[i] = chosen.first;
+    links[i + 1] = chosen.second;
   }
   return links;
+}
+
+std::vector<LinkId> RouteCache::ecmp_links(std::vector<LinkId> links, NodeId from, NodeId to, std::uint16_t channel,
+                                           bool* choice) {
+  return choose_switches(
+      std::move(links), [&](NodeId x, std::size_t m) { return ecmp_hash(from, to, channel, x) % m; }, choice);
 }
 
 std::vector<LinkId> RouteCache::dmodk_links(std::vector<LinkId> links, NodeId to) {
@@ -138,21 +143,17 @@ std::vector<LinkId> RouteCache::dmodk_links(std::vector<LinkId> links, NodeId to
       d = leaf_port_[*it];
       break;
     }
-  std::vector<std::pair<LinkId, LinkId>> candidates;
   // m_0 x ... x m_{c-1}, grown only while it is at most d (< 2^32), so it cannot overflow: past d
   // every later choice is the first.
   std::uint64_t divisor = 1;
-  for (std::size_t i = 0; i + 1 < links.size(); ++i) {
-    const Link& first = topology_.link(links[i]);
-    if (topology_.node(first.to).type != NodeType::Switch) continue;
-    equal_cost_switches(first, topology_.link(links[i + 1]), candidates);
-    if (candidates.size() < 2) continue;
-    const auto& pick = candidates[(d / divisor) % candidates.size()];
-    links[i] = pick.first;
-    links[i + 1] = pick.second;
-    divisor = divisor > d ? divisor : divisor * candidates.size();
-  }
-  return links;
+  return choose_switches(
+      std::move(links),
+      [&](NodeId, std::size_t m) {
+        const std::size_t index = (d / divisor) % m;
+        if (divisor <= d) divisor *= m;
+        return index;
+      },
+      nullptr);
 }
 
 void RouteCache::complete(Route& r) const {

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <unordered_map>
@@ -123,6 +124,11 @@ class RouteCache {
   /// `links` with ECMP's choices for `channel` made along it (see get()); sets `*choice` when some
   /// hop had more than one equal-cost switch.
   std::vector<LinkId> ecmp_links(std::vector<LinkId> links, NodeId from, NodeId to, std::uint16_t channel, bool* choice);
+  /// `links` with each hop X -> Y -> Z through a switch Y that has equal-cost alternatives
+  /// (equal_cost_switches, m of them) taken through the one pick(X, m) indexes, hop after hop;
+  /// sets `*choice` (when not null) when some hop had more than one.
+  std::vector<LinkId> choose_switches(std::vector<LinkId> links, const std::function<std::size_t(NodeId, std::size_t)>& pick,
+                                      bool* choice);
   /// `links` with D-Mod-K's choices toward `to` made along it (see get()).
   std::vector<LinkId> dmodk_links(std::vector<LinkId> links, NodeId to);
   /// The hops X -> Y' -> Z through a switch Y' at the latency of first (X -> Y) and second (Y -> Z),

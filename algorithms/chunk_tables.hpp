@@ -22,6 +22,13 @@ Bytes pipeline_chunk_bytes(Bytes size, Bytes chunk_size, Bytes element_size = 1)
 /// std::invalid_argument when chunk_size is 0.
 std::uint64_t pipeline_chunk_count(Bytes size, Bytes chunk_size, Bytes element_size = 1);
 
+/// Throws TooManyPipelineChunks when a `size`-byte message cut into pipeline chunks of
+/// pipeline_chunk_bytes(size, chunk_size, element_size) makes more than ScheduleBuilder::kMaxSlots
+/// (2^24) of them: what pipeline_chunks checks for one piece, for a whole message that an
+/// algorithm cuts into many pieces first (parts, halves, channels). Throws std::invalid_argument
+/// when chunk_size is 0.
+void check_pipeline_chunk_count(Bytes size, Bytes chunk_size, Bytes element_size = 1);
+
 /// Bytes [offset, offset + size) of the data buffer cut into pipeline_chunk_count(size,
 /// chunk_size, element_size) chunks, in order: with c = pipeline_chunk_bytes(..), chunk i covers
 /// [offset + i·c, offset + min((i+1)·c, size)), so only the last may be shorter (as NCCL cuts it).

@@ -128,6 +128,12 @@ algo::AlphaBeta fabric_alpha_beta(const topo::Topology& topology, std::span<cons
 // fabric): a materialised op and its result take about 60 bytes, so 2^24 is about 1 GiB.
 constexpr std::uint64_t kMaxUnfoldedOps = std::uint64_t{1} << 24;
 
+// The most ops a run generated on demand may have (its channels folded) when --chunk-size cut its
+// pipeline: it holds only the ops in flight, but at about a microsecond an op 2^32 take over an
+// hour, and a pipeline cut that fine keeps millions of them in flight. Refused, not coarsened: the
+// chunk asked for is the answer's. (NCCL's own chunks are not refused: the size is the user's.)
+constexpr std::uint64_t kMaxStreamedOps = std::uint64_t{1} << 32;
+
 // How many ops `op` stands for: its channel's copies (Plan::channel_copies), 1 without folding.
 std::uint64_t copies_of(const sched::Op& op, std::span<const std::uint32_t> copies) {
   return copies.empty() ? 1 : copies[op.channel];
@@ -201,7 +207,9 @@ std::string fit_chunk_size(const algo::AlgorithmInfo& algorithm, algo::Request& 
     throw RequestError(Field::ChunkSize, format_size(request.chunk_size),
                        fmt::format("{0}: {2} cuts {3} {4} of {5} into {6} ops ({7} pipeline chunks per {9}), "
                                  "more than {1}; expected {0} {8} or more",
-                                 ref(Field::ChunkSize), fidelity.op_budget_text(allowed, true), format_size(request.chunk_size), algorithm.name,
+                                 ref(Field::ChunkSize), fidelity.op_budget_text(allowed, true),
+                                 format_size(algo::pipeline_chunk_bytes(share, request.chunk_size, request.element_size)),
+                                 algorithm.name,
                                  sched::collective_name(request.collective), format_size(request.size),
                                  ops(request.chunk_size),
                                  algo::pipeline_chunk_count(share, request.chunk_size, request.element_size),
@@ -304,12 +312,23 @@ Plan build_plan(const algo::AlgorithmInfo& algorithm, const topo::Topology& topo
   // single, spray and D-Mod-K routing give every channel of a pair the pair's one route.
   const bool routes_by_channel = topology.routing() == topo::Routing::Ecmp && topology.has_equal_cost_paths();
   const bool fold = ops == Ops::TimesOnly && fidelity.channels > 1 && !routes_by_channel;
+  // The whole message's chunks, before any piece of it is cut (an algorithm that cuts parts,
+  // halves and channels first checks each piece alone): a pipeline of more than 2^24 chunks is
+  // refused, whichever form the run takes.
+  if (algorithm.pipelined && request.chunk_size > 0)
+    algo::check_pipeline_chunk_count(size, request.chunk_size, element_size);
   algo::StreamedChannels streamed;
   if (ops != Ops::Materialised)
     streamed = algo::stream_with_channels(algorithm, request, fidelity.channels, fold, fidelity.slice);
   // A stream's helpers (NVLSTree's switches) must be the nodes placed for them; otherwise (a
   // --ps-node no stream uses) the run is materialised, as before, and fails or runs there.
   if (streamed.stream && streamed.stream->header().total_ranks() != rank_to_node.size()) streamed = {};
+  if (streamed.stream && options.chunk_size && streamed.stream->op_count() > kMaxStreamedOps)
+    throw RequestError(Field::ChunkSize, format_size(*options.chunk_size),
+                       fmt::format("{}: {} cuts {} into {} ops, more than the {} a run takes (over an hour); expected "
+                                   "a larger {}", ref(Field::ChunkSize), format_size(*options.chunk_size),
+                                   format_size(size), streamed.stream->op_count(), kMaxStreamedOps,
+                                   ref(Field::ChunkSize)));
   auto& stream = streamed.stream;
   std::string chunk_source = stream ? (options.chunk_size ? "--chunk-size" : "default")
                                     : fit_chunk_size(algorithm, request, fidelity, options.chunk_size.has_value());

@@ -177,7 +177,10 @@ std::string render_table(const Machine& machine, std::uint32_t repeat, const std
   std::string s = fmt::format("collsim bench: {} CPUs ({}), {:.1f} GiB memory; {} run(s) per case, median (min)\n\n",
                               machine.cpus, machine.cpu_model, static_cast<double>(machine.memory_bytes) / (1 << 30),
                               repeat);
-  s += fmt::format("{:<38} {:<8} {:>19} {:>19} {:>11} {:>10} {:>9}  {}\n", "case", "status", "wall s", "cpu s",
+  // The case column fits the longest name (at least 38 wide), so the columns stay aligned.
+  std::size_t width = 38;
+  for (const auto& r : reports) width = std::max(width, r.name.size());
+  s += fmt::format("{:<{}} {:<8} {:>19} {:>19} {:>11} {:>10} {:>9}  {}\n", "case", width, "status", "wall s", "cpu s",
                    "events", "Mev/cpu-s", "peak MiB", "simulated");
   for (const auto& r : reports) {
     std::string line;
@@ -185,14 +188,14 @@ std::string render_table(const Machine& machine, std::uint32_t repeat, const std
       const auto mev = r.work.events > 0 && r.cpu.median > 0
                            ? fmt::format("{:.2f}", static_cast<double>(r.work.events) / r.cpu.median / 1e6)
                            : std::string("-");
-      line = fmt::format("{:<38} {:<8} {:>19} {:>19} {:>11} {:>10} {:>9.1f}  {}", r.name, r.status,
+      line = fmt::format("{:<{}} {:<8} {:>19} {:>19} {:>11} {:>10} {:>9.1f}  {}", r.name, width, r.status,
                          fmt::format("{:.3f} ({:.3f})", r.wall.median, r.wall.min),
                          fmt::format("{:.3f} ({:.3f})", r.cpu.median, r.cpu.min),
                          r.work.events > 0 ? fmt::to_string(r.work.events) : std::string("-"), mev,
                          static_cast<double>(r.peak_rss_bytes) / (1 << 20),
                          r.work.simulated ? format_time(*r.work.simulated) : std::string("-"));
     } else {
-      line = fmt::format("{:<38} {:<8} {}", r.name, r.status == "not available" ? "n/a" : r.status, r.message);
+      line = fmt::format("{:<{}} {:<8} {}", r.name, width, r.status == "not available" ? "n/a" : r.status, r.message);
     }
     s += line + "\n";
   }

@@ -31,8 +31,9 @@ constexpr std::array<std::pair<Field, std::string_view>, 31> kHelp{{
     {Field::Routing, "How flows take equal-cost paths (leaf/spine fabrics): ecmp (default: each flow hashed by source, "
                      "destination and channel onto one spine, as switches do; flows may collide), single (every flow "
                      "between two nodes on the same path), spray (each flow split evenly over every equal-cost path) or "
-                     "dmodk (InfiniBand's destination routing, D-Mod-K: every flow to one GPU on the same spine, its "
-                     "leaf's destinations one per spine; channels between two GPUs share a path)"},
+                     "dmodk or d-mod-k (InfiniBand's destination routing, D-Mod-K: every flow to one destination on the "
+                     "same spine, a leaf's destinations spread evenly over the spines; channels between two GPUs share "
+                     "a path)"},
     {Field::Node, "A cluster of this machine (bundled name or file): --nodes K copies joined by --fabric fat-tree "
                   "(a host's NICs share a leaf) or rail (NIC i of every host on rail i's leaves), leaves linked to "
                   "every spine; NICs at --net-bandwidth (default 50GB/s, 400 Gb/s NDR) and --net-latency (700ns)"},

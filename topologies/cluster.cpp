@@ -199,13 +199,13 @@ Topology generate_cluster(const Topology& machine, const ClusterSpec& spec) {
 
   std::string description = fmt::format(
       "generated cluster: {} hosts of {} ({} GPUs each), {} NICs per host ({}) at {} per direction and {} to their "
-      "leaf; {} leaf switches of {} NICs and {} spine switch{}{} per plane, {} plane{}, each leaf linked to every spine "
+      "leaf; {} leaf switch{} of {} NICs and {} spine switch{}{} per plane, {} plane{}, each leaf linked to every spine "
       "of its plane at {} per direction ({}:1 down to up), {} per leaf-spine link. The machine is {} (`collsim topo` shows its sources).",
       spec.nodes, machine.name(), machine.gpus().size(), nics_per_host,
       add_nics ? fmt::format("added, one per GPU on a PCIe link of {}", format_bandwidth(spec.nic_pcie))
                : "the machine's",
       format_bandwidth(spec.nic_bandwidth), format_time(spec.nic_latency), leaves_total,
-      leaf_nics, spines, spines == 1 ? "" : "es",
+      leaves_total == 1 ? "" : "es", leaf_nics, spines, spines == 1 ? "" : "es",
       spec.fabric == ClusterFabric::Rail ? " (rail-optimized: NIC i of every host on rail i's leaves)" : "",
       spec.planes, spec.planes == 1 ? "" : "s", format_bandwidth(Bandwidth{uplink_bits}), spec.oversubscription,
       format_time(spec.switch_latency), machine.name());

@@ -19,7 +19,8 @@ namespace collsim::topo {
 /// to one destination leaves a switch by the same next hop, the c-th choice along a route being
 /// floor(d / (m_0 x ... x m_{c-1})) mod m_c of its m_c equal-cost hops, where d numbers the
 /// destination's port on its leaf switch leaf by leaf (RouteCache::get). Channels between two nodes
-/// then share one path, and the destinations of one leaf spread over its spines one per spine.
+/// then share one path, and the destinations of one leaf spread evenly over its spines (one per
+/// spine where it has as many spines as ports down).
 enum class Routing : std::uint8_t { Ecmp, Single, Spray, DModK };
 
 inline constexpr auto kRoutingNames = make_enum_names<Routing>({{Routing::Ecmp, "ecmp"},

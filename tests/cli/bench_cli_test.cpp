@@ -113,6 +113,15 @@ TEST_CASE("bench prints a table by default", "[cli][bench]") {
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::StartsWith("collsim bench: ") && Catch::Contains("queue/1024") &&
                         Catch::Contains("Mev/cpu-s") && Catch::Contains("peak MiB"));
+  // A case name longer than the usual column widens it: the status stays under its heading
+  // (newcomer finding: compare/ring-32ch-dmodk/dgx-h100-fat-tree/64 pushed its row over).
+  const auto wide = run_collsim({"bench", "--cases", "^compare/ring-32ch-dmodk/", "--ranks", "16", "--size", "1M"});
+  REQUIRE(wide.code == 0);
+  const auto header = wide.out.find("\ncase ");
+  const auto row = wide.out.find("\ncompare/ring-32ch-dmodk/dgx-h100-fat-tree/16 ");
+  REQUIRE(header != std::string::npos);
+  REQUIRE(row != std::string::npos);
+  CHECK(wide.out.find("status", header) - header == wide.out.find(" ok ", row) + 1 - row);
 }
 
 TEST_CASE("bench rejects bad flags with one line and exit 2", "[cli][bench]") {

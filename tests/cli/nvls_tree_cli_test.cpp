@@ -103,4 +103,28 @@ TEST_CASE("nvls-tree of a size past the pipeline's chunk limit names the size an
   check_bad_input({"simulate", "dgx-h100-2node-ib400", "--algorithm", "nvls-tree", "--size", "18446744073709551615"},
                   "expected a smaller --size or a larger --chunk-size");
 }
+
+TEST_CASE("a pipeline past 2^24 chunks in all is refused at once, though each part and half is under it",
+          "[cli][nvls-tree][stream]") {
+  // 1 GiB in 4-byte chunks: 2^28 chunks in all. nvls-tree cuts it into 16 channels x 8 parts x 2
+  // halves of 2^20 chunks each, each under the 2^24 a cut allows, and ran for minutes (newcomer
+  // finding: 3.4 GB in 20 s); the whole message is checked first now, for every pipelined algorithm.
+  for (const char* algorithm : {"nvls-tree", "nccl-tree", "double-tree"})
+    check_bad_input({"simulate", "--node", "dgx-h100", "--nodes", "2", "--fabric", "rail", "--algorithm", algorithm,
+                     "--size", "1G", "--chunk-size", "4"},
+                    std::string("--size: ") + algorithm +
+                        " allreduce: 1073741824 bytes in chunks of 4 bytes make 268435456 pipeline chunks; at most "
+                        "16777216 are supported; expected a smaller --size or a larger --chunk-size");
+}
+
+TEST_CASE("a --chunk-size that makes a run generated on demand more than 2^32 ops is refused, not coarsened",
+          "[cli][stream]") {
+  // Tree on 2048 GPUs, 1 GiB in 1 KiB chunks: 2^20 chunks (under 2^24), each 2 x 2047 sends (up
+  // and down) and 1023 adds (NCCL's btree: 1024 leaves, a root of one child), 5117 x 2^20 =
+  // 5,365,563,392 ops, over 2^32: hours of simulation, refused in one line naming the flag.
+  check_bad_input({"simulate", "--gpus", "2048", "--fabric", "switch", "--algorithm", "tree", "--size", "1G",
+                   "--chunk-size", "1K"},
+                  "--chunk-size: 1 KiB cuts 1 GiB into 5365563392 ops, more than the 4294967296 a run takes (over an "
+                  "hour); expected a larger --chunk-size");
+}
 }  // namespace nvls_tree_cli_test

@@ -131,6 +131,19 @@ TEST_CASE("D-Mod-K: identical channels share a path, so the folded run gives the
   CHECK(simulate_json(ecmp)["time_ps"].get<std::int64_t>() > folded["time_ps"].get<std::int64_t>());
 }
 
+TEST_CASE("topo names the routing where paths tie, and nowhere else", "[ecmp][dmodk][cli]") {
+  const std::string file = collsim::testing::temp_file("leaf-spine-topo.json", kLeafSpine);
+  const auto dmodk = collsim::testing::run_collsim({"topo", file, "--routing", "d-mod-k"});
+  REQUIRE(dmodk.code == 0);
+  CHECK_THAT(dmodk.out, Contains("\n  routing: dmodk (how flows take the equal-cost paths between switches; --routing)\n"));
+  CHECK_THAT(collsim::testing::run_collsim({"topo", file}).out, Contains("\n  routing: ecmp "));
+  // One machine: no two paths tie, so no routing line, whatever --routing says.
+  CHECK_THAT(collsim::testing::run_collsim({"topo", "dgx-h100", "--routing", "dmodk"}).out, !Contains("routing"));
+  // A cluster of one leaf says so in the singular.
+  CHECK_THAT(collsim::testing::run_collsim({"topo", "--node", "dgx-h100", "--nodes", "2", "--fabric", "fat-tree"}).out,
+             Contains("; 1 leaf switch of 32 NICs"));
+}
+
 TEST_CASE("ECMP lies between the non-blocking time and single-path routing on a 2:1 fat tree", "[ecmp][cluster]") {
   // 16 DGX H100 on a 2:1 fat tree (4 leaves of 32 NICs, 16 spines). Non-blocking, every byte a ring
   // moves between hosts leaves through a host's 8 NICs at 50 GB/s x 0.94: 1 GiB all-reduce on 128

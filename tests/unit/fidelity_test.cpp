@@ -510,13 +510,14 @@ TEST_CASE("a pipelined algorithm's default chunk grows to fit --max-ops, --chunk
   CHECK(simulate_json(base)["chunk_bytes"] == 512 * 1024);
   CHECK(simulate_json({"--gpus", "4", "--fabric", "switch", "--size", "1G"})["chunk_bytes"] == 0);  // ring: none
 
-  // 1 B chunks of 1 MiB: whole float32 elements, 262144 chunks of 3 ops; 1000 ops allow 333
+  // 1 B chunks of 1 MiB: whole float32 elements, so 4 B chunks (the refusal says the chunk that
+  // would run, not the 1 B asked: newcomer finding), 262144 chunks of 3 ops; 1000 ops allow 333
   // chunks. The refusal names the smallest chunk that fits: 262144 elements in at most 333 chunks
   // need 788 elements a chunk (787 give 334), 3152 B.
   const std::vector<std::string> tiny{"simulate", "--gpus", "4", "--fabric", "switch", "--collective", "broadcast",
                                       "--algorithm", "tree", "--size", "1M", "--chunk-size", "1", "--max-ops", "1000",
                                       "--verify"};
-  check_bad_input(tiny, "--chunk-size: 1 B cuts tree broadcast of 1 MiB into 786432 ops");
+  check_bad_input(tiny, "--chunk-size: 4 B cuts tree broadcast of 1 MiB into 786432 ops");
   check_bad_input(tiny, "expected --chunk-size 3152 B or more");
 }
 

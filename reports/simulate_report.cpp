@@ -21,13 +21,6 @@ double utilization(const topo::Link& link, Bytes bytes, Time makespan) {
   return static_cast<double>(bytes) * 8e12 / (static_cast<double>(link.bandwidth.bits_per_s) * static_cast<double>(makespan.count()));
 }
 
-// How flows took the topology's equal-cost paths (--routing), or nothing where no two paths tie
-// and routing changes nothing.
-std::optional<std::string_view> routing_name(const SimulationView& v) {
-  if (!v.topology.has_equal_cost_paths()) return std::nullopt;
-  return topo::kRoutingNames.name(v.topology.routing());
-}
-
 std::string bottleneck_label(const SimulationView& v) {
   return v.summary.bottleneck_link ? v.topology.link_label(*v.summary.bottleneck_link) : std::string();
 }
@@ -100,7 +93,7 @@ std::string render_json(const SimulationView& v) {
   j["busiest_switch_links"] = std::move(busiest);
   j["switch_link_imbalance"] =
       s.switch_link_imbalance ? nlohmann::ordered_json(*s.switch_link_imbalance) : nlohmann::ordered_json(nullptr);
-  const auto routing = routing_name(v);
+  const auto routing = topo::routing_in_effect(v.topology);
   j["routing"] = routing ? nlohmann::ordered_json(*routing) : nlohmann::ordered_json(nullptr);
   j["events"] = s.events;
   j["rank_images"] = s.rank_images;
@@ -154,7 +147,7 @@ std::string render_csv(const SimulationView& v) {
                      s.chunk, csv_field(s.chunk_source), s.gpus_per_thread, format_time_us_exact(s.host_time),
                      s.host_bound, format_time_us_exact(s.collective_time), csv_number(s.switch_link_imbalance),
                      s.rank_images, s.root ? std::to_string(*s.root) : std::string(),
-                     routing_name(v).value_or(std::string_view()));
+                     topo::routing_in_effect(v.topology).value_or(std::string_view()));
   if (const auto* r = v.verification) {
     // Appended columns, so that readers of the plain header keep working.
     out.insert(out.find('\n'), ",verified,verify_dtype,verify_op,verify_coverage,verify_problem");
@@ -219,7 +212,7 @@ std::string render_table(const SimulationView& v) {
     std::string busiest;
     for (topo::LinkId l : s.busiest_switch_links)
       busiest += fmt::format("{}{} {} B", busiest.empty() ? "" : ", ", v.topology.link_label(l), v.result.links[l].bytes);
-    const auto routing = routing_name(v);
+    const auto routing = topo::routing_in_effect(v.topology);
     row("switch links", fmt::format("busiest {}; max/mean {:.2f}{}", busiest, *s.switch_link_imbalance,
                                     routing ? fmt::format(" (routing {})", *routing) : std::string()));
   }

@@ -18,11 +18,11 @@ std::string sweep_csv_header() {
   return "row,topology,fabric,network,ranks,collective,algorithm,size_bytes,count,type,steps,time_us,time_ps,"
          "algbw_GBps,busbw_GBps,traffic_factor,bytes_sent_per_rank_max,lower_bound_us,closed_form_us,"
          "injection_bandwidth_GBps,bottleneck_link,events,protocol,channels,host_us,host_bound,"
-         "switch_link_imbalance,root,chunk_bytes,error\n";
+         "switch_link_imbalance,root,chunk_bytes,routing,error\n";
 }
 
 std::string sweep_csv_row(const SweepRowContext& c, const sim::Summary& s, const topo::Topology& t) {
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},\n", c.row,
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},\n", c.row,
                      csv_field(s.topology),
                      csv_field(c.fabric), s.network, s.ranks, sched::collective_name(s.collective),
                      csv_field(s.algorithm), s.size, s.size / c.dtype_bytes, c.dtype, s.steps,
@@ -32,7 +32,8 @@ std::string sweep_csv_row(const SweepRowContext& c, const sim::Summary& s, const
                      s.closed_form ? format_time_us_exact(*s.closed_form) : std::string(),
                      to_GBps(s.injection_bandwidth), csv_field(bottleneck(s, t)), s.events, s.protocol, s.channels,
                      format_time_us_exact(s.host_time), s.host_bound, csv_number(s.switch_link_imbalance),
-                     s.root ? std::to_string(*s.root) : std::string(), s.chunk);
+                     s.root ? std::to_string(*s.root) : std::string(), s.chunk,
+                     topo::routing_in_effect(t).value_or(std::string_view()));
 }
 
 namespace {
@@ -78,16 +79,18 @@ std::string sweep_json_row(const SweepRowContext& c, const sim::Summary& s, cons
   j["switch_link_imbalance"] = number_or_null(s.switch_link_imbalance);
   j["root"] = s.root ? ordered_json(*s.root) : ordered_json(nullptr);
   j["chunk_bytes"] = s.chunk;
+  const auto routing = topo::routing_in_effect(t);
+  j["routing"] = routing ? ordered_json(*routing) : ordered_json(nullptr);
   j["error"] = nullptr;
   return j.dump() + "\n";
 }
 
 std::string sweep_csv_error_row(const SweepRowContext& c, const SweepRowIdentity& r, std::string_view error) {
-  // The 19 result columns from steps to chunk_bytes are empty: a comma before each, and one
-  // before error.
+  // The 20 result columns from steps to routing are empty: a comma before each, and one before
+  // error.
   return fmt::format("{},{},{},{},{},{},{},{},{},{}{},{}\n", c.row, csv_field(r.topology), csv_field(c.fabric), r.network,
                      r.ranks, r.collective, csv_field(r.algorithm), r.size, r.size / c.dtype_bytes, c.dtype,
-                     std::string(19, ','), csv_field(error));
+                     std::string(20, ','), csv_field(error));
 }
 
 std::string sweep_json_error_row(const SweepRowContext& c, const SweepRowIdentity& r, std::string_view error) {
@@ -96,7 +99,7 @@ std::string sweep_json_error_row(const SweepRowContext& c, const SweepRowIdentit
   for (const char* key : {"steps", "time_us", "time_ps", "algbw_GBps", "busbw_GBps", "traffic_factor",
                           "bytes_sent_per_rank_max", "lower_bound_us", "closed_form_us", "injection_bandwidth_GBps",
                           "bottleneck_link", "events", "protocol", "channels", "host_us", "host_bound",
-                          "switch_link_imbalance", "root", "chunk_bytes"})
+                          "switch_link_imbalance", "root", "chunk_bytes", "routing"})
     j[key] = nullptr;
   j["error"] = error;
   return j.dump() + "\n";

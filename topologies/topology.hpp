@@ -244,4 +244,11 @@ class Topology {
   std::optional<Rotation> rotation_;
 };
 
+/// The name of `t`'s routing (kRoutingNames) where it decides anything, on a fabric with
+/// equal-cost paths (Topology::has_equal_cost_paths); nullopt elsewhere. What outputs print.
+[[nodiscard]] inline std::optional<std::string_view> routing_in_effect(const Topology& t) {
+  if (!t.has_equal_cost_paths()) return std::nullopt;
+  return kRoutingNames.name(t.routing());
+}
+
 }  // namespace collsim::topo

@@ -193,22 +193,42 @@ TEST_CASE("sweep refuses a flag that none of its rows uses", "[cli][sweep][error
   CHECK(run_collsim({"sweep", "dgx-h100", "--sizes", "1M", "--algorithms", "ring,tree", "--chunk-size", "64K"}).code == 0);
 }
 
+TEST_CASE("sweep rows record the routing where paths tie, as simulate does", "[cli][sweep][dmodk]") {
+  // 2 DGX H100 on a fat tree of 8-NIC leaves (one host each, so every crossing ties over the 8 spines)
+  // under dmodk: the row's routing column and key say so, and its time is simulate's.
+  const std::vector<std::string> flags{"--node", "dgx-h100", "--nodes", "2", "--fabric", "fat-tree", "--leaf-nics", "8",
+                                       "--routing", "dmodk", "--sizes", "1M"};
+  auto args = flags;
+  args.insert(args.begin(), "sweep");
+  const auto csv = run_collsim(args);
+  REQUIRE(csv.code == 0);
+  CHECK_THAT(csv.out, Catch::EndsWith(",dmodk,\n"));
+  args.insert(args.end(), {"--format", "json"});
+  const auto json = run_collsim(args);
+  REQUIRE(json.code == 0);
+  const auto row = nlohmann::json::parse(json.out.substr(0, json.out.find('\n')));
+  CHECK(row["routing"] == "dmodk");
+  auto one = std::vector<std::string>(flags.begin(), flags.end() - 2);
+  one.insert(one.end(), {"--size", "1M"});
+  CHECK(row["time_ps"] == collsim::testing::simulate_json(one)["time_ps"]);
+}
+
 TEST_CASE("sweep rows record the root and the pipeline chunk they ran with", "[cli][sweep]") {
   // Tree broadcast from rank 3 in 64 KiB chunks: the last columns before error are 3 and 65536, in
   // CSV and in JSON; ring all-reduce has neither (empty root, chunk 0).
   const auto csv = run_collsim({"sweep", "dgx-h100", "--sizes", "1M", "--collectives", "broadcast,allreduce", "--algorithms",
                                 "tree,ring", "--root", "3", "--chunk-size", "64K"});
   REQUIRE(csv.code == 0);
-  CHECK_THAT(csv.out, Catch::Contains(",switch_link_imbalance,root,chunk_bytes,error\n"));
+  CHECK_THAT(csv.out, Catch::Contains(",switch_link_imbalance,root,chunk_bytes,routing,error\n"));
   std::istringstream lines(csv.out);
   int broadcast_tree = 0, allreduce_ring = 0;
   for (std::string line; std::getline(lines, line);) {
     if (line.find(",broadcast,tree,") != std::string::npos) {
-      CHECK_THAT(line, Catch::EndsWith(",3,65536,"));
+      CHECK_THAT(line, Catch::EndsWith(",3,65536,,"));  // root, chunk, no routing (one machine), no error
       ++broadcast_tree;
     }
     if (line.find(",allreduce,ring,") != std::string::npos) {
-      CHECK_THAT(line, Catch::EndsWith(",,0,"));
+      CHECK_THAT(line, Catch::EndsWith(",,0,,"));
       ++allreduce_ring;
     }
   }
@@ -497,9 +517,9 @@ TEST_CASE("sweep --gpus-per-thread G puts the host's floor under every row", "[c
   // The 1 GiB row: the same time either way; the host columns say 8 x 4.2 us, not the bound.
   CHECK(time_us(g8.out, "1073741824") == time_us(g1.out, "1073741824"));
   CHECK(time_us(g8.out, "1073741824") > 33.6);
-  CHECK_THAT(g8.out, Catch::Contains(",simple,24,33.6,false,,,0,\n"));  // no root, no chunk (ring)
-  CHECK_THAT(g8.out, Catch::Contains(",ll,1,33.6,true,,,0,\n"));
-  CHECK_THAT(g1.out, Catch::Contains(",ll,1,4.2,false,,,0,\n"));
+  CHECK_THAT(g8.out, Catch::Contains(",simple,24,33.6,false,,,0,,\n"));  // no root, no chunk (ring), no routing
+  CHECK_THAT(g8.out, Catch::Contains(",ll,1,33.6,true,,,0,,\n"));
+  CHECK_THAT(g1.out, Catch::Contains(",ll,1,4.2,false,,,0,,\n"));
   CHECK(run_collsim({"sweep", "dgx-a100", "--sizes", "8", "--gpus-per-thread", "0"}).code == 2);
 }
 }  // namespace sweep_cli_test

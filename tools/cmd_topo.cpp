@@ -9,7 +9,6 @@
 #include "topologies/bundled.hpp"
 #include "topologies/export.hpp"
 #include "topologies/load_json.hpp"
-#include "topologies/routing.hpp"
 #include "topologies/transport.hpp"
 #include "validation/cuda/detect_topology.hpp"
 
@@ -102,9 +101,8 @@ int run_topo(const TopoOptions& o, std::ostream& out) {
   out << (lo == hi ? fmt::format("  injection bandwidth per GPU: {}\n", format_bandwidth(lo))
                    : fmt::format("  injection bandwidth per GPU: {} .. {}\n", format_bandwidth(lo), format_bandwidth(hi)));
   // Only where two paths tie does the routing decide anything.
-  if (t.has_equal_cost_paths())
-    out << fmt::format("  routing: {} (how flows take the equal-cost paths between switches; --routing)\n",
-                       topo::kRoutingNames.name(t.routing()));
+  if (const auto routing = topo::routing_in_effect(t))
+    out << fmt::format("  routing: {} (how flows take the equal-cost paths between switches; --routing)\n", *routing);
   out << fmt::format("  transports: {}\n", transports);
   return kExitOk;
 }

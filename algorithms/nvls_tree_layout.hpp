@@ -37,9 +37,9 @@ struct NvlsTreeChunks {
 /// when `tree_scratch`. Throws as pipeline_chunks does.
 NvlsTreeChunks nvls_tree_chunks(const Request& request, sched::Rank locals, bool switch_scratch, bool tree_scratch);
 
-/// One tree over host indices with its depths and height, and the hosts level by level: `up` from
-/// the deepest (children before their parent; by host index within a level, highest first before
-/// the stable sort: the builder's order), `down` from the root (by host index within a level).
+/// One tree over host indices with its depths and height, and the hosts level by level (the
+/// builder's order): `up` from the deepest level (children before their parent), highest host
+/// index first within a level; `down` from the root, lowest host index first within a level.
 struct HostLevels {
   Tree tree;
   std::vector<std::uint32_t> depth;

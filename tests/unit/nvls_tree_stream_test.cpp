@@ -1,6 +1,7 @@
 // NVLSTree all-reduce on demand (algorithms/nvls_tree_stream.hpp) against its materialised
 // schedule (the oracle: the builder infers every dependency from data flow), op for op and to the
 // picosecond, with the hosts' switches as helper ranks.
+#include <random>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,29 @@ TEST_CASE("nvls-tree on demand is its materialised schedule, op for op and to th
   const auto one = algo::stream_nvls_tree_allreduce(request(1, 1, 1 << 20, 128 << 10));
   CHECK(one->op_count() == 0);
   CHECK(one->header() == testing::shell_of(algo::build_nvls_tree_allreduce(request(1, 1, 1 << 20, 128 << 10))));
+}
+
+TEST_CASE("nvls-tree on demand against its materialised schedule on random inputs", "[stream][nvls-tree][property]") {
+  // The plain reference on random hosts, ranks a host, sizes (odd ones included), chunks, uplinks and
+  // network models, op for op.
+  std::mt19937_64 rng(2027);
+  for (int i = 0; i < 24; ++i) {
+    const auto hosts = static_cast<sched::Rank>(1 + rng() % 6), locals = static_cast<sched::Rank>(1 + rng() % 4);
+    if (hosts * locals == 1) continue;
+    const Bytes size = rng() % (Bytes{3} << 20);
+    const Bytes chunk = (Bytes{16} << 10) + 4 * (rng() % 32768);  // 16 KiB to 144 KiB, whole floats
+    const Bandwidth net{(1 + rng() % 8) * 50'000'000'000ull};
+    const std::string_view model = rng() % 2 ? "flow" : "fifo";
+    INFO("K = " << hosts << ", L = " << locals << ", S = " << size << ", chunk = " << chunk << ", uplink "
+                << net.bits_per_s << " b/s, " << model);
+    const algo::Request r = request(hosts * locals, hosts, size, chunk);
+    const sched::Schedule schedule = algo::build_nvls_tree_allreduce(r);
+    const auto stream = algo::stream_nvls_tree_allreduce(r);
+    CHECK(stream->header() == testing::shell_of(schedule));
+    REQUIRE(stream->op_count() == schedule.ops.size());
+    const Cluster c = cluster(hosts, locals, net);
+    testing::check_stream_run(*stream, schedule, c.topology, model, c.ranks);
+  }
 }
 
 TEST_CASE("nvls-tree on channels on demand is the materialised channels' run, helpers kept in place",

@@ -1,6 +1,7 @@
 #include "algorithms/ring_stream.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 namespace collsim::algo {
@@ -13,7 +14,8 @@ class RingStream final : public sched::OpStream {
         reduce_(collective != sched::Collective::AllGather),
         gather_(collective != sched::Collective::ReduceScatter),
         header_(sched::schedule_without_ops(schedule_header(request, collective), split_parts(request, n_), "ring",
-                                     n_ > 1 ? (reduce_ && gather_ ? 2 : 1) * (n_ - 1) : 0, phases(collective, n_))) {}
+                                     n_ > 1 ? (reduce_ && gather_ ? 2 : 1) * (n_ - 1) : 0, phases(collective, n_))),
+        even_(even_size(header_.chunks)) {}
   [[nodiscard]] const sched::Schedule& header() const override { return header_; }
   [[nodiscard]] std::uint64_t op_count() const override { return std::uint64_t{header_.steps} * n_; }
   void roots(std::vector<sched::OpKey>& out) const override {
@@ -30,8 +32,10 @@ class RingStream final : public sched::OpStream {
     const std::uint32_t gather_step = reduce_ ? s - (n_ - 1) : s;
     std::int64_t c = reducing ? std::int64_t{r} - s : std::int64_t{r} - gather_step + 1;
     if (c < 0) c += n_;
-    return sched::StreamOp{r, next(r), header_.chunks[static_cast<sched::ChunkId>(c)].size, 0, s == 1 ? 0U : 1U,
-                          reducing};
+    // Equal chunks (the usual case) need no look-up: at 1024 ranks x 32 channels the table is
+    // 32 of 1024 entries and each op's read of it missed the cache (session 28, 8 % of compare).
+    const Bytes bytes = even_ ? *even_ : header_.chunks[static_cast<sched::ChunkId>(c)].size;
+    return sched::StreamOp{r, next(r), bytes, 0, s == 1 ? 0U : 1U, reducing};
   }
   void successors(sched::OpKey k, std::vector<sched::OpKey>& out) const override {
     const auto s = static_cast<std::uint32_t>(k >> 32);
@@ -41,9 +45,7 @@ class RingStream final : public sched::OpStream {
   /// 1 when every chunk has one size: op (s, r + 1) then sends chunk c + 1 of op (s, r)'s chunk c,
   /// of the same size, to r + 2. With uneven chunks the ranks' ops differ: none.
   [[nodiscard]] sched::Rank rank_period() const override {
-    const auto& c = header_.chunks;
-    const bool even = std::all_of(c.begin(), c.end(), [&](const sched::Chunk& x) { return x.size == c.front().size; });
-    return n_ > 1 && even ? 1 : 0;
+    return n_ > 1 && (even_ || header_.chunks.empty()) ? 1 : 0;
   }
   [[nodiscard]] sched::OpKey shift(sched::OpKey k, sched::Rank times) const override {
     const auto r = static_cast<std::uint64_t>(k & 0xFFFFFFFFu);
@@ -59,9 +61,17 @@ class RingStream final : public sched::OpStream {
     if (collective != sched::Collective::AllReduce || n <= 1) return {};
     return {{"reduce-scatter", 1, n - 1}, {"all-gather", n, 2 * (n - 1)}};
   }
+  /// The size every chunk has, when they all have one.
+  static std::optional<Bytes> even_size(const std::vector<sched::Chunk>& chunks) {
+    if (chunks.empty() || std::any_of(chunks.begin(), chunks.end(),
+                                      [&](const sched::Chunk& x) { return x.size != chunks.front().size; }))
+      return std::nullopt;
+    return chunks.front().size;
+  }
   sched::Rank n_;
   bool reduce_, gather_;
   sched::Schedule header_;
+  std::optional<Bytes> even_;
 };
 
 }  // namespace

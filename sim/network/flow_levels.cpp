@@ -45,7 +45,7 @@ constexpr double kWhole = -std::numeric_limits<double>::infinity();  // a cut be
 }  // namespace
 
 void FlowModel::forget_levels(const topo::Route& route) {
-  for (auto r : route.resources) history_ok_[r] = 0;
+  for (auto r : route.resources) level_[r].ok = false;
 }
 
 void FlowModel::record_alone(const topo::Route& route) {
@@ -54,15 +54,15 @@ void FlowModel::record_alone(const topo::Route& route) {
   // should be) is not vouched for: the levels are dropped instead.
   double share = std::numeric_limits<double>::infinity();
   for (auto r : route.resources)
-    share = std::min(share, MaxMinSolver::fair_share(static_cast<double>(topology_.link(r).bandwidth.bits_per_s), 1));
+    share = std::min(share, MaxMinSolver::fair_share(level_[r].capacity, 1));
   if (share != static_cast<double>(route.bottleneck.bits_per_s)) {
     forget_levels(route);
     return;
   }
   for (auto r : route.resources) {
-    history_[r].assign(1, Level{share, static_cast<double>(topology_.link(r).bandwidth.bits_per_s) - share, 1});
-    solved_total_[r] = 1;
-    history_ok_[r] = 1;
+    level_[r].history.assign(1, Level{share, level_[r].capacity - share, 1});
+    level_[r].solved_total = 1;
+    level_[r].ok = true;
   }
 }
 
@@ -70,22 +70,22 @@ void FlowModel::record_emptied(const topo::Route& route) {
   // A resource no class is on has no rounds: what a solve of nothing records.
   for (auto r : route.resources) {
     if (!resource_[r].classes.empty()) {
-      history_ok_[r] = 0;
+      level_[r].ok = false;
       continue;
     }
-    history_[r].clear();
-    solved_total_[r] = 0;
-    history_ok_[r] = 1;
+    level_[r].history.clear();
+    level_[r].solved_total = 0;
+    level_[r].ok = true;
   }
 }
 
 bool FlowModel::lowest_cut(std::uint32_t r, double& cut) const {
   // Every state the levels record below `cut` holds from its level until the next one's round.
-  if (!history_ok_[r]) return false;
-  const auto& levels = history_[r];
-  const std::int64_t old_total = static_cast<std::int64_t>(solved_total_[r]);
-  const std::int64_t new_total = old_total + delta_[r];
-  double left = static_cast<double>(topology_.link(r).bandwidth.bits_per_s);
+  if (!level_[r].ok) return false;
+  const auto& levels = level_[r].history;
+  const std::int64_t old_total = static_cast<std::int64_t>(level_[r].solved_total);
+  const std::int64_t new_total = old_total + level_[r].delta;
+  double left = level_[r].capacity;
   std::int64_t fixed = 0;
   for (std::size_t i = 0;; ++i) {
     const std::int64_t old_open = old_total - fixed, new_open = new_total - fixed;
@@ -151,7 +151,7 @@ bool FlowModel::walk_region(std::uint32_t region) {
   for (const std::uint32_t r : me.seeds) reach(r);
   for (std::size_t i = 0; i < walk_.size(); ++i) {
     const std::uint32_t r = walk_[i];
-    if (me.cut != kWhole && !history_ok_[r]) {
+    if (me.cut != kWhole && !level_[r].ok) {
       me.cut = kWhole;
       return false;
     }
@@ -190,12 +190,12 @@ void FlowModel::solve_levels() {
       if (resource_[r].resized != stamp_) {
         resource_[r].resized = stamp_;
         resized_.push_back(r);
-        delta_[r] = 0;
+        level_[r].delta = 0;
         seed_region_[r] = region;
       } else {
         join_regions(seed_region_[r], region);
       }
-      delta_[r] += static_cast<std::int64_t>(g.size) - static_cast<std::int64_t>(g.solved_size);
+      level_[r].delta += static_cast<std::int64_t>(g.size) - static_cast<std::int64_t>(g.solved_size);
     }
   }
   if (resized_.empty()) return;
@@ -240,20 +240,20 @@ void FlowModel::solve_levels() {
     // The resumed problem: each resource with what its levels below `cut` left of it.
     solver_.clear();
     for (const std::uint32_t r : region.resources) {
-      auto& levels = history_[r];
+      auto& levels = level_[r].history;
       const auto keep = cut == kWhole ? levels.begin()
                                      : std::lower_bound(levels.begin(), levels.end(), cut,
                                                         [](const Level& l, double c) { return l.share < c; });
       levels.erase(keep, levels.end());
-      const double left = levels.empty() ? static_cast<double>(topology_.link(r).bandwidth.bits_per_s) : levels.back().left;
+      const double left = levels.empty() ? level_[r].capacity : levels.back().left;
       resource_[r].solver_index = solver_.add_resource_left(left);
       if (cut == kWhole) {
         std::uint64_t total = 0;
         for (const std::uint32_t gi : resource_[r].classes) total += groups_[gi].size;
-        solved_total_[r] = total;
-        history_ok_[r] = 1;
+        level_[r].solved_total = total;
+        level_[r].ok = true;
       } else if (resource_[r].resized == resized_stamp_) {
-        solved_total_[r] = static_cast<std::uint64_t>(static_cast<std::int64_t>(solved_total_[r]) + delta_[r]);
+        level_[r].solved_total = static_cast<std::uint64_t>(static_cast<std::int64_t>(level_[r].solved_total) + level_[r].delta);
       }
     }
     for (const std::uint32_t gi : region.classes) {
@@ -272,10 +272,10 @@ void FlowModel::solve_levels() {
     for (std::size_t k = 0; k < settled_.size(); ++k) {
       if (k > 0 && settled_[k].share < settled_[k - 1].share) rising = false;
       const std::uint32_t r = region.resources[settled_[k].resource];
-      history_[r].push_back(Level{settled_[k].share, settled_[k].left, settled_[k].fixed});
+      level_[r].history.push_back(Level{settled_[k].share, settled_[k].left, settled_[k].fixed});
     }
     if (!rising)
-      for (const std::uint32_t r : region.resources) history_ok_[r] = 0;
+      for (const std::uint32_t r : region.resources) level_[r].ok = false;
   }
 }
 

@@ -26,12 +26,13 @@ FlowModel::FlowModel(const topo::Topology& topology)
     : topology_(topology),
       resource_(std::max<std::size_t>(topology.resource_count(), topology.links().size())),
       // Every resource starts empty, which its levels (none, no flow) record exactly.
-      history_(resource_.size()),
-      history_ok_(resource_.size(), 1),
-      solved_total_(resource_.size(), 0),
-      delta_(resource_.size(), 0),
+      level_(resource_.size()),
       owner_(resource_.size(), 0),
-      seed_region_(resource_.size(), 0) {}
+      seed_region_(resource_.size(), 0) {
+  // A resource is numbered by one of its links, whose bandwidth it has.
+  for (std::size_t r = 0; r < level_.size() && r < topology.links().size(); ++r)
+    level_[r].capacity = static_cast<double>(topology.link(static_cast<topo::LinkId>(r)).bandwidth.bits_per_s);
+}
 
 std::uint32_t FlowModel::connection_of(const topo::Route& route, std::uint16_t channel) {
   // The connections asked for on this route, found by the route's number without hashing: the
@@ -372,7 +373,7 @@ void FlowModel::solve() {
     solver_.clear();
     for (auto r : resources) {
       // Any directed link of the resource carries its bandwidth (both directions of a half-duplex link agree).
-      resource_[r].solver_index = solver_.add_resource(static_cast<double>(topology_.link(r).bandwidth.bits_per_s));
+      resource_[r].solver_index = solver_.add_resource(level_[r].capacity);
     }
     for (std::uint32_t g : classes) {
       flow_resources_.clear();

@@ -79,6 +79,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -186,22 +187,25 @@ class FlowModel final : public NetworkModel {
   };
   /// The transmitting flows of one route (of any channel): one max-min class, one rate. Its
   /// slowed (inexact) flows all run at `rate` since `updated`, the last flush that reached it.
-  struct Group {
+  /// Two cache lines, aligned: the first holds what a flow's start and end and a solve read
+  /// (session 28: groups are visited in random order at 16,384 GPUs).
+  struct alignas(64) Group {
     const topo::Route* route = nullptr;
-    OneInline<Slot> flows;           // by transfer id
     std::uint32_t size = 0;          // the class's multiplicity: its flows' copies, summed
-    OneInline<double> bits_left;     // by position in flows: bits still to send at `updated` (slowed flows only)
-    double rate = -1;                // bits/s, given by the last solve that saw it (-1: none yet)
-    Time updated{0};
-    std::uint64_t changed_at = 0;    // the flush (epoch_) whose solve last changed `rate`
     std::uint32_t solved_size = 0;   // size at the last flush that saw it change
+    double rate = -1;                // bits/s, given by the last solve that saw it (-1: none yet)
+    OneInline<Slot> flows;           // by transfer id
+    Slot quiet = kNone;              // its one flow, while that flow is quiet (Flow::quiet)
     bool dirty = false;              // in dirty_: changed or joined since the last flush
     bool touched = false;            // in touched_: a flow began or ended since the last flush
-    Slot quiet = kNone;              // its one flow, while that flow is quiet (Flow::quiet)
     /// A newcomer met one of its quiet flows before that flow's end: its flows are not made quiet
     /// again, since on contended links each such meeting costs an event (the stale arrival).
     bool contended = false;
+    OneInline<double> bits_left;     // by position in flows: bits still to send at `updated` (slowed flows only)
+    Time updated{0};
+    std::uint64_t changed_at = 0;    // the flush (epoch_) whose solve last changed `rate`
   };
+  static_assert(sizeof(Group) == 128, "two cache lines per class");
   std::uint32_t connection_of(const topo::Route& route, std::uint16_t channel);
   Slot begin(Time now, TransferId id, const topo::Route& route, std::uint32_t connection, Bytes bytes,
              std::uint32_t copies, Time after, bool followed);
@@ -303,22 +307,31 @@ class FlowModel final : public NetworkModel {
   /// times (touch, collect, solve), and one cache line per resource instead of five arrays keeps
   /// that walk's cost low on routes of many hops (issue 18, item 4).
   /// The classes on a resource, in the order a vector with swap-removal keeps them; one class (a
-  /// dedicated link's usual load) is held in place, so reading it follows no pointer.
+  /// dedicated link's usual load) is held in place, so reading it follows no pointer. Two or more
+  /// live in an array of its own (a pointer and a capacity, not a std::vector's three words, so a
+  /// ResourceState fits one cache line).
   class ClassList {
    public:
     [[nodiscard]] std::uint32_t size() const noexcept { return count_; }
     [[nodiscard]] bool empty() const noexcept { return count_ == 0; }
-    [[nodiscard]] std::uint32_t front() const noexcept { return count_ == 1 ? first_ : many_.front(); }
-    [[nodiscard]] const std::uint32_t* begin() const noexcept { return count_ <= 1 ? &first_ : many_.data(); }
+    [[nodiscard]] std::uint32_t front() const noexcept { return count_ == 1 ? first_ : many_[0]; }
+    [[nodiscard]] const std::uint32_t* begin() const noexcept { return count_ <= 1 ? &first_ : many_.get(); }
     [[nodiscard]] const std::uint32_t* end() const noexcept { return begin() + count_; }
     void push_back(std::uint32_t c) {
-      if (count_ == 1) {
-        many_.clear();
-        many_.push_back(first_);
+      if (count_ == 0) {
+        first_ = c;
+        count_ = 1;
+        return;
       }
-      if (count_ == 0) first_ = c;
-      else many_.push_back(c);
-      ++count_;
+      if (count_ + 1 > capacity_) {
+        const std::uint32_t grown = std::max<std::uint32_t>(4, 2 * capacity_);
+        auto bigger = std::make_unique_for_overwrite<std::uint32_t[]>(grown);
+        if (count_ > 1) std::copy(many_.get(), many_.get() + count_, bigger.get());
+        many_ = std::move(bigger);
+        capacity_ = grown;
+      }
+      if (count_ == 1) many_[0] = first_;
+      many_[count_++] = c;
     }
     /// Removes `c`, which it holds, moving the last class into its place.
     void erase(std::uint32_t c) {
@@ -326,20 +339,22 @@ class FlowModel final : public NetworkModel {
         count_ = 0;
         return;
       }
-      *std::find(many_.begin(), many_.end(), c) = many_.back();
-      many_.pop_back();
-      if (--count_ == 1) first_ = many_.front();
+      *std::find(many_.get(), many_.get() + count_, c) = many_[count_ - 1];
+      if (--count_ == 1) first_ = many_[0];
     }
 
    private:
     std::uint32_t count_ = 0;
-    std::uint32_t first_ = 0;             // the class, while there is one
-    std::vector<std::uint32_t> many_;     // all of them, while there are two or more
+    std::uint32_t first_ = 0;                 // the class, while there is one
+    std::unique_ptr<std::uint32_t[]> many_;   // all of them, while there are two or more
+    std::uint32_t capacity_ = 0;              // of many_
   };
   /// Per resource, and per directed link by the same index (a resource is numbered by one of its
   /// links, and a full-duplex link is its own resource): a flow's start and end touch one entry per
-  /// link of its route, not one in each of several arrays.
-  struct ResourceState {
+  /// link of its route, not one in each of several arrays. One cache line each, aligned: a flow's
+  /// start or end at 16,384 GPUs misses the cache once per link, not twice (72 bytes straddled two
+  /// lines until session 28).
+  struct alignas(64) ResourceState {
     ClassList classes;                   // groups with transmitting flows
     std::uint32_t link_classes = 0;      // as a link: classes with transmitting flows that cross it
     bool changed = false;                // in changed_
@@ -349,6 +364,7 @@ class FlowModel final : public NetworkModel {
     std::uint32_t resized = 0;           // stamp_ if a class on it changed its size
     std::uint32_t solver_index = 0;      // its index in solver_, during solve()
   };
+  static_assert(sizeof(ResourceState) == 64, "one cache line per resource");
   std::vector<ResourceState> resource_;  // by resource, and by directed link
   std::unordered_map<std::uint64_t, std::uint32_t> connection_index_;  // (route, channel) -> connections_
   std::vector<Connection> connections_;
@@ -434,10 +450,18 @@ class FlowModel final : public NetworkModel {
     double left;
     std::uint64_t fixed;
   };
-  std::vector<std::vector<Level>> history_;     // by resource
-  std::vector<char> history_ok_;                // by resource: its levels are every rate's on it
-  std::vector<std::uint64_t> solved_total_;     // by resource: flows on it at its levels' solve
-  std::vector<std::int64_t> delta_;             // by resource: solve_levels' scratch, the change of that count
+  /// What solving by levels keeps per resource, in one cache line: a re-solve reads all of it for
+  /// each resource it reaches, in random order at scale (four arrays and the topology's link until
+  /// session 28, five cache misses a resource).
+  struct alignas(64) LevelState {
+    std::vector<Level> history;     // its levels
+    std::uint64_t solved_total = 0;  // flows on it at its levels' solve
+    std::int64_t delta = 0;          // solve_levels' scratch: the change of that count
+    double capacity = 0;             // bits/s: the link's bandwidth, as the solver takes it
+    bool ok = true;                  // its levels are every rate's on it
+  };
+  static_assert(sizeof(LevelState) == 64, "one cache line per resource");
+  std::vector<LevelState> level_;  // by resource
   /// A group of changes of one flush and what they re-solve (solve_levels).
   struct Region {
     std::uint32_t parent = 0;             // union-find

@@ -49,9 +49,9 @@ constexpr Later later{};
 
 bool FlowModel::state_before(std::uint32_t r, double s, std::int64_t delta, double& left, std::int64_t& open,
                              std::uint32_t& keep) const {
-  const auto& levels = history_[r];
-  left = static_cast<double>(topology_.link(r).bandwidth.bits_per_s);
-  open = static_cast<std::int64_t>(solved_total_[r]) + delta;
+  const auto& levels = level_[r].history;
+  left = level_[r].capacity;
+  open = static_cast<std::int64_t>(level_[r].solved_total) + delta;
   keep = 0;
   for (; keep < levels.size() && levels[keep].share < s; ++keep) {
     left = levels[keep].left;
@@ -68,7 +68,7 @@ void FlowModel::prop_push(double share, std::uint32_t kind, std::uint32_t id) {
 bool FlowModel::prop_dirty(std::uint32_t r, double s) {
   PropResource& p = prop_res_[r];
   if (p.dirty == prop_stamp_) return true;
-  if (!history_ok_[r]) return false;
+  if (!level_[r].ok) return false;
   const std::int64_t delta = p.resized == prop_stamp_ ? p.delta : 0;
   if (!state_before(r, s, delta, p.left, p.open, p.keep)) return false;
   p.dirty = prop_stamp_;
@@ -130,7 +130,7 @@ bool FlowModel::solve_propagate() {
   if (prop_resized_.empty()) return true;
   for (const std::uint32_t r : prop_resized_) {
     PropResource& p = prop_res_[r];
-    delta_[r] = p.delta;
+    level_[r].delta = p.delta;
     if (!lowest_cut(r, p.cut)) return false;
     if (p.cut != inf) prop_push(p.cut, kActivate, r);
   }
@@ -209,7 +209,7 @@ bool FlowModel::solve_propagate() {
         const auto& resources = groups_[gi].route->resources;
         bool fixed_here = false;
         for (auto r : resources) {
-          if (prop_res_[r].dirty != stamp && !history_ok_[r]) return false;
+          if (prop_res_[r].dirty != stamp && !level_[r].ok) return false;
           if (prop_bottleneck(r, s)) {
             fixed_here = true;
             break;
@@ -264,12 +264,12 @@ bool FlowModel::solve_propagate() {
     if (prop_class_[gi].fixed != stamp) return false;
 
   // Exact: the dirty resources' levels below where they turned dirty, then their new rounds.
-  for (const std::uint32_t r : prop_dirty_) history_[r].resize(prop_res_[r].keep);
-  for (const auto& [r, level] : prop_levels_) history_[r].push_back(level);
+  for (const std::uint32_t r : prop_dirty_) level_[r].history.resize(prop_res_[r].keep);
+  for (const auto& [r, level] : prop_levels_) level_[r].history.push_back(level);
   for (const std::uint32_t r : prop_resized_) {
     const PropResource& p = prop_res_[r];
-    solved_total_[r] = static_cast<std::uint64_t>(static_cast<std::int64_t>(solved_total_[r]) + p.delta);
-    if (p.dirty != stamp) history_ok_[r] = 0;  // never reached its cut: no level says where its change went
+    level_[r].solved_total = static_cast<std::uint64_t>(static_cast<std::int64_t>(level_[r].solved_total) + p.delta);
+    if (p.dirty != stamp) level_[r].ok = false;  // never reached its cut: no level says where its change went
   }
   ++level_stats_.solves;
   ++level_stats_.resumed;

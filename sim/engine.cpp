@@ -112,27 +112,31 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
   PendingCounts waiting;
   // Transfer ids: op ids for a materialised schedule (traces and delays are by op id), otherwise
   // slots reused once their transfer has finished (LIFO, so deterministic).
-  std::vector<sched::OpKey> slot_key;
-  std::vector<Time> slot_ready;
+  // A slot's op and when it was ready, side by side: a launch writes both and an end reads the
+  // key, one cache line (transfer ids are reused in random order at scale).
+  struct SlotOp {
+    sched::OpKey key;
+    Time ready;
+  };
+  std::vector<SlotOp> slot;
   std::vector<net::TransferId> free_slots;
   const auto transfer_of = [&](sched::OpKey key) -> net::TransferId {
     if (dense) return static_cast<net::TransferId>(key);
     if (free_slots.empty()) {
-      if (slot_key.size() > std::numeric_limits<net::TransferId>::max())
+      if (slot.size() > std::numeric_limits<net::TransferId>::max())
         throw std::length_error("engine: more transfers in flight than transfer ids can number");
-      slot_key.push_back(key);
-      slot_ready.emplace_back();
-      return static_cast<net::TransferId>(slot_key.size() - 1);
+      slot.push_back(SlotOp{key, Time{0}});
+      return static_cast<net::TransferId>(slot.size() - 1);
     }
     const net::TransferId t = free_slots.back();
     free_slots.pop_back();
-    slot_key[t] = key;
+    slot[t].key = key;
     return t;
   };
   const auto release = [&](net::TransferId t) -> sched::OpKey {
     if (dense) return t;
     free_slots.push_back(t);
-    return slot_key[t];
+    return slot[t].key;
   };
 
   std::uint64_t in_flight = 0, held = 0;
@@ -161,7 +165,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
     const net::TransferId t = transfer_of(key);
     held = std::max(held, ++in_flight + waiting.size());
     if (dense) result.ops[key].ready = ready;
-    else slot_ready[t] = ready;
+    else slot[t].ready = ready;
     const std::uint32_t n = copies_of(op);
     const topo::Route* route =
         op.src == op.dst ? nullptr : &routes.get(rank_to_gpu[op.src], rank_to_gpu[op.dst], op.channel);
@@ -199,7 +203,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
   // ready since the start as every root; one that begins at once is followed in turn.
   const auto follow_chains = [&](Time now) {
     for (std::size_t i = 0; i < begun.size(); ++i) {
-      const sched::OpKey k = stream.root_after(slot_key[begun[i]]);
+      const sched::OpKey k = stream.root_after(slot[begun[i]].key);
       launch(k, stream.op(k), now, options.start, stream.root_after(k) != sched::kNoOpKey);
     }
     begun.clear();
@@ -237,7 +241,7 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
       const sched::OpKey key = release(t);
       --in_flight;
       if (dense) result.ops[key].finish = ev.time;
-      if (options.op_observer) options.op_observer->op_done(key, dense ? result.ops[key].ready : slot_ready[t], ev.time);
+      if (options.op_observer) options.op_observer->op_done(key, dense ? result.ops[key].ready : slot[t].ready, ev.time);
       result.makespan = std::max(result.makespan, ev.time);
       // Successors in order; a join that completes puts its own successors in its place (a
       // stack of what is left to visit, most recent first).

@@ -47,3 +47,19 @@ def test_ranks_on_hosts_break_the_single_tree_too():
     # and a local second child, but their first children 1 and 5 sit on hosts 0 and 2: every host
     # apart.
     assert tree_symmetry.host_classes(8, 2, False) == 4
+
+
+def test_the_command_prints_a_row_per_n_and_refuses_a_partial_host():
+    import subprocess
+    import sys
+    script = os.path.join(SOURCE, "bench", "tree_symmetry.py")
+    r = subprocess.run([sys.executable, script, "--gpus-per-host", "1", "8", "2048"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    header, eight, big = r.stdout.splitlines()
+    assert header == "ranks,hosts,tree_over_ranks,double_tree_over_ranks,tree_over_hosts,double_tree_over_hosts"
+    # One rank a host: over ranks is over hosts; 8 hosts as worked above, 2048 = 2^11 hosts: 12 levels.
+    assert eight == "8,8,4,8,4,8"
+    assert big.split(",")[:3] == ["2048", "2048", "12"]
+    bad = subprocess.run([sys.executable, script, "12"], capture_output=True, text=True)
+    assert bad.returncode != 0
+    assert bad.stderr.strip() == "tree_symmetry.py: N = 12: expected a multiple of --gpus-per-host 8"

@@ -32,8 +32,9 @@ class RingStream final : public sched::OpStream {
     const std::uint32_t gather_step = reduce_ ? s - (n_ - 1) : s;
     std::int64_t c = reducing ? std::int64_t{r} - s : std::int64_t{r} - gather_step + 1;
     if (c < 0) c += n_;
-    // Equal chunks (the usual case) need no look-up: at 1024 ranks x 32 channels the table is
-    // 32 of 1024 entries and each op's read of it missed the cache (session 28, 8 % of compare).
+    // Equal chunks (the usual case) need no look-up: on 32 channels of 1024 ranks the chunk
+    // tables hold 32 x 1024 entries, and each op's read missed the cache (session 28: 8 % of
+    // compare's profile).
     const Bytes bytes = even_ ? *even_ : header_.chunks[static_cast<sched::ChunkId>(c)].size;
     return sched::StreamOp{r, next(r), bytes, 0, s == 1 ? 0U : 1U, reducing};
   }

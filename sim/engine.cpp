@@ -241,7 +241,8 @@ Result run(const sched::OpStream& stream, const topo::Topology& topology, std::s
       const sched::OpKey key = release(t);
       --in_flight;
       if (dense) result.ops[key].finish = ev.time;
-      if (options.op_observer) options.op_observer->op_done(key, dense ? result.ops[key].ready : slot[t].ready, ev.time);
+      if (options.op_observer)
+        options.op_observer->op_done(key, dense ? result.ops[key].ready : slot[t].ready, ev.time);
       result.makespan = std::max(result.makespan, ev.time);
       // Successors in order; a join that completes puts its own successors in its place (a
       // stack of what is left to visit, most recent first).

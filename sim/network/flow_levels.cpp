@@ -253,7 +253,8 @@ void FlowModel::solve_levels() {
         level_[r].solved_total = total;
         level_[r].ok = true;
       } else if (resource_[r].resized == resized_stamp_) {
-        level_[r].solved_total = static_cast<std::uint64_t>(static_cast<std::int64_t>(level_[r].solved_total) + level_[r].delta);
+        LevelState& state = level_[r];
+        state.solved_total = static_cast<std::uint64_t>(static_cast<std::int64_t>(state.solved_total) + state.delta);
       }
     }
     for (const std::uint32_t gi : region.classes) {

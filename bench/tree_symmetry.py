@@ -15,13 +15,16 @@ Trees: ncclGetBtree (NCCL src/graph/trees.cc, 2.18-2.30): rank r's lowest set bi
 h = b/2, b/4, ...). ncclGetDtree: the second tree is the first mirrored (rank r plays n-1-r) for
 even n, shifted (r plays r-1 mod n) for odd n. As algorithms/nccl_trees.cpp builds them.
 
-Usage: bench/tree_symmetry.py [--gpus-per-host G] N...   (default G = 8; N ranks)
+Usage: bench/tree_symmetry.py [--gpus-per-host G] N...   (default G = 8; N ranks, a multiple of G,
+at most 65,536; bad input: one line on stderr, exit 2)
 Prints, per N: the classes of hosts for the single tree and the double tree over all ranks
 (--algorithm tree / double-tree on --nodes N/G), and over hosts (one rank a host, as the trees
 across hosts of nccl-tree and nvls-tree).
 """
 import argparse
 import sys
+
+kMaxRanks = 65536  # 16,384 takes about 3 s here; every round is O(N) in Python
 
 
 def btree(n):
@@ -91,16 +94,34 @@ def host_classes(n, per_host, double):
         count = len(ids)
 
 
+def fail(message):
+    """Bad input: one line on stderr, exit 2 (as collsim's own refusals)."""
+    print(f"tree_symmetry.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, its errors on one line (no usage block)."""
+
+    def error(self, message):
+        fail(f"{message} (see --help)")
+
+
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gpus-per-host", type=int, default=8)
     parser.add_argument("ranks", type=int, nargs="+")
     args = parser.parse_args()
     g = args.gpus_per_host
-    print("ranks,hosts,tree_over_ranks,double_tree_over_ranks,tree_over_hosts,double_tree_over_hosts")
+    if g < 1:
+        fail(f"--gpus-per-host {g}: expected a whole number of at least 1")
     for n in args.ranks:
         if n < g or n % g != 0:
-            sys.exit(f"tree_symmetry.py: N = {n}: expected a multiple of --gpus-per-host {g}")
+            fail(f"N = {n}: expected a multiple of --gpus-per-host {g}")
+        if n > kMaxRanks:
+            fail(f"N = {n}: expected at most {kMaxRanks} ranks (the refinement takes minutes beyond)")
+    print("ranks,hosts,tree_over_ranks,double_tree_over_ranks,tree_over_hosts,double_tree_over_hosts")
+    for n in args.ranks:
         hosts = n // g
         print(f"{n},{hosts},{host_classes(n, g, False)},{host_classes(n, g, True)},"
               f"{host_classes(hosts, 1, False)},{host_classes(hosts, 1, True)}")

@@ -60,6 +60,13 @@ def test_the_command_prints_a_row_per_n_and_refuses_a_partial_host():
     # One rank a host: over ranks is over hosts; 8 hosts as worked above, 2048 = 2^11 hosts: 12 levels.
     assert eight == "8,8,4,8,4,8"
     assert big.split(",")[:3] == ["2048", "2048", "12"]
-    bad = subprocess.run([sys.executable, script, "12"], capture_output=True, text=True)
-    assert bad.returncode != 0
-    assert bad.stderr.strip() == "tree_symmetry.py: N = 12: expected a multiple of --gpus-per-host 8"
+    # Bad input: one line on stderr, exit 2, nothing on stdout (not even the header).
+    for args, message in [
+        (["8", "12"], "N = 12: expected a multiple of --gpus-per-host 8"),
+        (["--gpus-per-host", "0", "8"], "--gpus-per-host 0: expected a whole number of at least 1"),
+        (["131072"], "N = 131072: expected at most 65536 ranks (the refinement takes minutes beyond)"),
+        (["abc"], "argument ranks: invalid int value: 'abc' (see --help)"),
+        ([], "the following arguments are required: ranks (see --help)"),
+    ]:
+        bad = subprocess.run([sys.executable, script, *args], capture_output=True, text=True)
+        assert (bad.returncode, bad.stdout, bad.stderr) == (2, "", f"tree_symmetry.py: {message}\n"), args

@@ -117,7 +117,7 @@ def main():
         fail(f"--gpus-per-host {g}: expected a whole number of at least 1")
     for n in args.ranks:
         if n < g or n % g != 0:
-            fail(f"N = {n}: expected a multiple of --gpus-per-host {g}")
+            fail(f"N = {n}: expected a positive multiple of --gpus-per-host {g}")
         if n > kMaxRanks:
             fail(f"N = {n}: expected at most {kMaxRanks} ranks (the refinement takes minutes beyond)")
     print("ranks,hosts,tree_over_ranks,double_tree_over_ranks,tree_over_hosts,double_tree_over_hosts")

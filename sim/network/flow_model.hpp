@@ -187,8 +187,9 @@ class FlowModel final : public NetworkModel {
   };
   /// The transmitting flows of one route (of any channel): one max-min class, one rate. Its
   /// slowed (inexact) flows all run at `rate` since `updated`, the last flush that reached it.
-  /// Two cache lines, aligned: the first holds what a flow's start and end and a solve read
-  /// (session 28: groups are visited in random order at 16,384 GPUs).
+  /// Two cache lines, aligned: the first holds most of what a flow's start and end and a solve
+  /// read (a rate that changes also reads `updated` and `bits_left` and writes `changed_at`, in
+  /// the second); session 28: classes are visited in random order at 16,384 GPUs.
   struct alignas(64) Group {
     const topo::Route* route = nullptr;
     std::uint32_t size = 0;          // the class's multiplicity: its flows' copies, summed

@@ -62,7 +62,9 @@ def test_the_command_prints_a_row_per_n_and_refuses_a_partial_host():
     assert big.split(",")[:3] == ["2048", "2048", "12"]
     # Bad input: one line on stderr, exit 2, nothing on stdout (not even the header).
     for args, message in [
-        (["8", "12"], "N = 12: expected a multiple of --gpus-per-host 8"),
+        (["8", "12"], "N = 12: expected a positive multiple of --gpus-per-host 8"),
+        (["0"], "N = 0: expected a positive multiple of --gpus-per-host 8"),
+        (["--gpus-per-host", "-8", "64"], "--gpus-per-host -8: expected a whole number of at least 1"),
         (["--gpus-per-host", "0", "8"], "--gpus-per-host 0: expected a whole number of at least 1"),
         (["131072"], "N = 131072: expected at most 65536 ranks (the refinement takes minutes beyond)"),
         (["abc"], "argument ranks: invalid int value: 'abc' (see --help)"),

@@ -21,13 +21,21 @@ std::uint64_t pipeline_chunk_count(Bytes size, Bytes chunk_size, Bytes element_s
   return std::max<std::uint64_t>(1, size / c + (size % c != 0 ? 1 : 0));
 }
 
-void check_pipeline_chunk_count(Bytes size, Bytes chunk_size_asked, Bytes element_size) {
-  const Bytes chunk_size = pipeline_chunk_bytes(size, chunk_size_asked, element_size);
-  const std::uint64_t count = pipeline_chunk_count(size, chunk_size);
+namespace {
+
+// The refusal both checks give, for `count` chunks of `chunk_size` bytes already cut from `size`.
+void refuse_past_slots(Bytes size, Bytes chunk_size, std::uint64_t count) {
   if (count > sched::ScheduleBuilder::kMaxSlots)
     throw TooManyPipelineChunks(fmt::format("{} bytes in chunks of {} bytes make {} pipeline chunks; at most {} are "
                                         "supported",
                                         size, chunk_size, count, sched::ScheduleBuilder::kMaxSlots));
+}
+
+}  // namespace
+
+void check_pipeline_chunk_count(Bytes size, Bytes chunk_size_asked, Bytes element_size) {
+  const Bytes chunk_size = pipeline_chunk_bytes(size, chunk_size_asked, element_size);
+  refuse_past_slots(size, chunk_size, pipeline_chunk_count(size, chunk_size));
 }
 
 std::vector<sched::Chunk> pipeline_chunks(Bytes offset, Bytes size, Bytes chunk_size_asked, Bytes element_size) {
@@ -35,7 +43,7 @@ std::vector<sched::Chunk> pipeline_chunks(Bytes offset, Bytes size, Bytes chunk_
   const std::uint64_t count = pipeline_chunk_count(size, chunk_size);
   // Checked here, before allocating: a tiny chunk size on a large message would otherwise ask
   // for billions of chunks before the builder could refuse them.
-  check_pipeline_chunk_count(size, chunk_size);
+  refuse_past_slots(size, chunk_size, count);
   std::vector<sched::Chunk> chunks;
   chunks.reserve(count);
   for (std::uint64_t c = 0; c < count; ++c) {
